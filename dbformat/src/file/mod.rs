@@ -1,0 +1,1 @@
+//! The level file format (see issue 3): to be written.

@@ -1,0 +1,305 @@
+//! Sowing and captures: legal moves, playing a move, and un-moves.
+//!
+//! Every rule set is expressed by one filter: a move that leaves the opponent's
+//! row empty is played only when the rule set allows it (see [`Rules::legal_moves`]).
+//! Forced endings then need no special case: when every move leaves the opponent
+//! without seeds, the moves are played anyway, the child's mover has an empty row,
+//! and the child's value `-m` gives the mover all remaining seeds, exactly the `+n`
+//! of rules.md.
+
+use crate::board::{pit_label, Board, MAX_BOARD_PITS};
+use crate::error::{Error, Result};
+use crate::rules::{RuleSet, Rules};
+use crate::score::Score;
+
+/// Who moves in the child position of a [`Move`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Turn {
+    /// The usual case: the opponent moves next; the child is seen from the opponent.
+    Passes,
+    /// `grand-slam-replay` after a grand slam: the capturer moves again; the child
+    /// is seen from the same player.
+    Stays,
+}
+
+/// One legal move and where it leads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Move {
+    /// The mover's pit the seeds were taken from, `0..P`.
+    pub pit: u8,
+    /// Seeds captured by the move (0 for a non-capturing move).
+    pub captured: u8,
+    /// The position after the move, seen from the player who moves next.
+    pub child: Board,
+    /// Whether the turn passes to the opponent.
+    pub turn: Turn,
+}
+
+impl Move {
+    /// The value of this move for the mover, given the value of its child for the
+    /// child's mover: `captured - child` (or `captured + child` when the turn stays).
+    #[inline]
+    pub fn value(&self, child: Score) -> Score {
+        let c = self.captured as i8;
+        match self.turn {
+            Turn::Passes => Score::new(c - child.get()),
+            Turn::Stays => Score::new(c + child.get()),
+        }
+    }
+
+    /// True when the child is on the same level (no seed left the board).
+    #[inline]
+    pub fn is_quiet(&self) -> bool {
+        self.captured == 0
+    }
+
+    /// The pit as a letter of the mover's row (`A`..).
+    pub fn label(&self) -> char {
+        pit_label(self.pit as usize, self.child.per_side() as usize)
+    }
+}
+
+/// The legal moves of a position, at most one per pit of the mover, in pit order.
+#[derive(Clone, Copy, Debug)]
+pub struct MoveList {
+    moves: [Option<Move>; 8],
+    len: u8,
+}
+
+impl MoveList {
+    fn new() -> MoveList {
+        MoveList {
+            moves: [None; 8],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, m: Move) {
+        self.moves[self.len as usize] = Some(m);
+        self.len += 1;
+    }
+
+    /// The number of legal moves (0 only when the mover's row is empty).
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// True when there is no legal move: the game is over.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The moves in pit order.
+    pub fn iter(&self) -> impl Iterator<Item = &Move> + '_ {
+        self.moves[..self.len as usize].iter().flatten()
+    }
+
+    /// The move from `pit`, if it is legal.
+    pub fn get(&self, pit: usize) -> Option<&Move> {
+        self.iter().find(|m| m.pit as usize == pit)
+    }
+}
+
+/// What sowing and capturing from one pit does, before the rule set's filter.
+#[derive(Clone, Copy)]
+struct Sown {
+    mov: Move,
+    /// The move leaves the opponent's row empty and is therefore restricted by the
+    /// rule set (a grand slam under `awari`, or a move that does not feed).
+    starves: bool,
+}
+
+impl Rules {
+    /// The legal moves of `board` under these rules, in pit order.
+    ///
+    /// Empty exactly when the mover's row is empty; the position is then worth
+    /// `-n` (see [`Rules::terminal_value`]).
+    ///
+    /// # Panics
+    /// In debug builds, when the board has another number of pits per side.
+    pub fn legal_moves(&self, board: &Board) -> MoveList {
+        debug_assert_eq!(board.per_side(), self.pits());
+        let mut all = [None; 8];
+        let mut any_free = false;
+        for pit in 0..self.pits() as usize {
+            if board.pit(pit) > 0 {
+                let sown = self.sow(board, pit);
+                any_free |= !sown.starves;
+                all[pit] = Some(sown);
+            }
+        }
+        let mut list = MoveList::new();
+        for sown in all.iter().flatten() {
+            // A starving move is legal only when every move starves.
+            if !sown.starves || !any_free {
+                list.push(sown.mov);
+            }
+        }
+        list
+    }
+
+    /// Plays the move from the mover's `pit`.
+    ///
+    /// # Errors
+    /// [`Error::IllegalMove`] when the pit is not the mover's, is empty, or the rule
+    /// set forbids the move (it would leave the opponent without seeds while another
+    /// move would not).
+    pub fn play(&self, board: &Board, pit: usize) -> Result<Move> {
+        let illegal = |reason: &str| Error::IllegalMove {
+            board: board.to_notation(),
+            pit: if pit < self.pits() as usize {
+                pit_label(pit, self.pits() as usize).to_string()
+            } else {
+                format!("#{pit}")
+            },
+            reason: reason.to_string(),
+        };
+        if pit >= self.pits() as usize {
+            return Err(illegal("not a pit of the mover's row"));
+        }
+        if board.pit(pit) == 0 {
+            return Err(illegal("the pit is empty"));
+        }
+        self.legal_moves(board).get(pit).copied().ok_or_else(|| {
+            illegal(match self.set() {
+                RuleSet::Awari => {
+                    "it would leave the opponent without seeds while another move would not"
+                }
+                _ => "the opponent's row is empty and another move would feed it",
+            })
+        })
+    }
+
+    /// The value of a position with no legal move: `-n` when the mover's row is
+    /// empty (the opponent takes every seed left), `None` when the mover can move.
+    pub fn terminal_value(&self, board: &Board) -> Option<Score> {
+        board
+            .mover_row_empty()
+            .then(|| Score::new(-(board.seeds() as i8)))
+    }
+
+    /// Sows the seeds of `pit` and applies this rule set's capture rule.
+    #[inline]
+    fn sow(&self, board: &Board, pit: usize) -> Sown {
+        let p = self.pits() as usize;
+        let n = 2 * p;
+        let mut b = *board.array();
+        let seeds = b[pit] as usize;
+        b[pit] = 0;
+        // Whole laps first: every pit but the starting one gets one seed per lap.
+        let laps = (seeds / (n - 1)) as u8;
+        if laps > 0 {
+            for (k, s) in b[..n].iter_mut().enumerate() {
+                if k != pit {
+                    *s += laps;
+                }
+            }
+        }
+        // The rest never reaches the starting pit again (fewer than n-1 seeds).
+        let rest = seeds % (n - 1);
+        for k in 1..=rest {
+            b[(pit + k) % n] += 1;
+        }
+        let last = if rest > 0 {
+            (pit + rest) % n
+        } else {
+            (pit + n - 1) % n
+        };
+        let opponent_had_seeds = board.opponent_row().iter().any(|&s| s > 0);
+        let fed = b[p..n].iter().any(|&s| s > 0);
+
+        // Captures: backwards from the last pit while in the opponent's row and 2 or 3.
+        let mut captured = 0u8;
+        let mut after = b;
+        let mut k = last;
+        while k >= p && (after[k] == 2 || after[k] == 3) {
+            captured += after[k];
+            after[k] = 0;
+            k -= 1;
+        }
+        let grand_slam = captured > 0 && after[p..n].iter().all(|&s| s == 0);
+        let not_feeding = !fed;
+        debug_assert!(!not_feeding || !opponent_had_seeds);
+
+        let (result, captured, turn, starves) = match self.set() {
+            RuleSet::Awari => (after, captured, Turn::Passes, grand_slam || not_feeding),
+            RuleSet::Abapa if grand_slam => (b, 0, Turn::Passes, false),
+            RuleSet::Abapa | RuleSet::GrandSlamCaptures => {
+                (after, captured, Turn::Passes, not_feeding)
+            }
+            RuleSet::GrandSlamReplay if grand_slam => (after, captured, Turn::Stays, false),
+            RuleSet::GrandSlamReplay => (after, captured, Turn::Passes, not_feeding),
+        };
+        let played = Board::from_array(result, self.pits());
+        let child = match turn {
+            Turn::Passes => played.swapped(),
+            Turn::Stays => played,
+        };
+        Sown {
+            mov: Move {
+                pit: pit as u8,
+                captured,
+                child,
+                turn,
+            },
+            starves,
+        }
+    }
+
+    /// Every board of the same level from which a legal non-capturing move leads to
+    /// `board`, with the pit of that move, in order of pit then seeds sown.
+    ///
+    /// Candidates come from un-sowing into each empty pit of the parent's row; each
+    /// is confirmed by playing it forward, so the list holds exactly the parents.
+    /// Parents whose opponent row is full (not stored) are included.
+    pub fn unmoves(&self, board: &Board) -> Vec<(Board, usize)> {
+        let mut out = Vec::new();
+        self.for_each_unmove(board, |parent, pit| out.push((parent, pit)));
+        out
+    }
+
+    /// Calls `visit(parent, pit)` for each parent of [`Rules::unmoves`], without allocating.
+    #[inline]
+    pub fn for_each_unmove(&self, board: &Board, mut visit: impl FnMut(Board, usize)) {
+        let p = self.pits() as usize;
+        let n = 2 * p;
+        // The parent's view of the board after its move: rows swapped back.
+        let after = *board.swapped().array();
+        // Only a starving candidate (one that leaves the child's mover without seeds)
+        // needs the full legality check: it is legal only when every move starves.
+        for pit in 0..p {
+            if after[pit] != 0 {
+                continue; // the pit a move starts from is always empty afterwards
+            }
+            let mut parent = after;
+            let mut k = pit;
+            for sown in 1.. {
+                k = (k + 1) % n;
+                if k == pit {
+                    k = (k + 1) % n;
+                }
+                if parent[k] == 0 {
+                    break; // this and every longer sowing would need a seed here
+                }
+                parent[k] -= 1;
+                let mut candidate = parent;
+                candidate[pit] = sown as u8;
+                let candidate = Board::from_array(candidate, self.pits());
+                let sown = self.sow(&candidate, pit);
+                if sown.mov.captured != 0 || sown.mov.turn != Turn::Passes {
+                    continue;
+                }
+                if sown.mov.child != *board {
+                    continue;
+                }
+                if sown.starves && self.legal_moves(&candidate).get(pit).is_none() {
+                    continue;
+                }
+                visit(candidate, pit);
+            }
+        }
+    }
+}
+
+// Keep the array size in one place for the un-move scratch arrays above.
+const _: () = assert!(MAX_BOARD_PITS == 16);

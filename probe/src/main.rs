@@ -1,0 +1,49 @@
+//! `awari-probe`: perfect-play answers, database inspection and verification.
+//!
+//! Each subcommand lives in its own module under `cmd/`.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+/// Perfect-play answers from Awari databases, and tools to inspect and verify them.
+///
+/// Boards are written as 2P numbers in pit order, the mover's pits first, e.g.
+/// "1 1 1 1 1 2 / 4 2 3 0 0 0" (quote them in the shell).
+#[derive(Parser)]
+#[command(name = "awari-probe", version, about, long_about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Count(cmd::count::Args),
+    Index(cmd::index::Args),
+    Board(cmd::board::Args),
+    Info(cmd::info::Args),
+    Export(cmd::export::Args),
+    Import(cmd::import::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Count(args) => cmd::count::run(args),
+        Command::Index(args) => cmd::index::run(args),
+        Command::Board(args) => cmd::board::run(args),
+        Command::Info(args) => cmd::info::run(args),
+        Command::Export(args) => cmd::export::run(args),
+        Command::Import(args) => cmd::import::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("awari-probe: error: {err}");
+            ExitCode::from(2)
+        }
+    }
+}

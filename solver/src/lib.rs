@@ -1,0 +1,1 @@
+//! The `awari-solver` library (to be written, issue 4).
