@@ -1,1 +1,38 @@
-//! The `awari-solver` library (to be written, issue 4).
+//! Builds perfect-play Awari databases by retrograde analysis, level by level.
+//!
+//! - [`retro`]: the retrograde loop that solves one level (thresholds from the
+//!   extremes inwards, counters, generations of un-moves), in parallel.
+//! - [`lower`]: the finished lower levels, decoded, as the loop reads them.
+//! - [`stats`]: the number of boards with each value, stored and over all boards.
+//!
+//! ```
+//! use awari_dbformat::{Rules, Index};
+//! use awari_solver::{lower::LowerLevels, solve_in_memory};
+//!
+//! // Every level of the 6-pit game up to 4 seeds, in memory.
+//! let levels = solve_in_memory(Rules::default(), 4);
+//! assert_eq!(levels[1].len() as u64, Index::for_pits(6).level_size(1));
+//! ```
+
+pub mod lower;
+pub mod retro;
+pub mod stats;
+
+use std::sync::Arc;
+
+use awari_dbformat::Rules;
+
+/// Solves every level from 0 to `max_seeds` in memory and returns their values
+/// (index order). For tests and small experiments; the build writes files.
+pub fn solve_in_memory(rules: Rules, max_seeds: u32) -> Vec<Arc<[i8]>> {
+    let mut lower = lower::LowerLevels::new(rules.pits());
+    let mut out = Vec::new();
+    let hidden = indicatif::ProgressBar::hidden();
+    for n in 0..=max_seeds {
+        let solved = retro::solve_level(rules, n, &lower, &hidden);
+        let values: Arc<[i8]> = solved.values.into();
+        lower.insert(n, values.clone());
+        out.push(values);
+    }
+    out
+}

@@ -1,0 +1,78 @@
+//! The finished lower levels, decoded in memory, as the solver reads them.
+
+use std::sync::Arc;
+
+use awari_dbformat::{Board, Index, Score};
+
+/// The values of finished levels, one signed byte per stored board in index order.
+///
+/// The solver looks up a capture's child here once per capturing move, at random,
+/// so the levels are kept decoded (1 byte per board) rather than compressed.
+#[derive(Clone)]
+pub struct LowerLevels {
+    index: &'static Index,
+    levels: Vec<Option<Arc<[i8]>>>,
+}
+
+impl LowerLevels {
+    /// No level loaded yet, for boards of `per_side` pits per side.
+    pub fn new(per_side: u8) -> LowerLevels {
+        LowerLevels {
+            index: Index::for_pits(per_side),
+            levels: Vec::new(),
+        }
+    }
+
+    /// Adds (or replaces) the values of level `seeds`.
+    ///
+    /// # Panics
+    /// When `values` does not hold exactly one value per stored board of the level.
+    pub fn insert(&mut self, seeds: u32, values: Arc<[i8]>) {
+        assert_eq!(
+            values.len() as u64,
+            self.index.level_size(seeds),
+            "level {seeds} has the wrong size"
+        );
+        let s = seeds as usize;
+        if self.levels.len() <= s {
+            self.levels.resize(s + 1, None);
+        }
+        self.levels[s] = Some(values);
+    }
+
+    /// Forgets level `seeds` (to give its memory back).
+    pub fn remove(&mut self, seeds: u32) {
+        if let Some(slot) = self.levels.get_mut(seeds as usize) {
+            *slot = None;
+        }
+    }
+
+    /// True when level `seeds` is loaded.
+    pub fn has(&self, seeds: u32) -> bool {
+        self.levels.get(seeds as usize).is_some_and(|l| l.is_some())
+    }
+
+    /// The values of level `seeds`, if loaded.
+    pub fn level(&self, seeds: u32) -> Option<&Arc<[i8]>> {
+        self.levels.get(seeds as usize).and_then(|l| l.as_ref())
+    }
+
+    /// The bytes held by all loaded levels.
+    pub fn bytes(&self) -> u64 {
+        self.levels.iter().flatten().map(|l| l.len() as u64).sum()
+    }
+
+    /// The value of a stored board of a loaded level.
+    ///
+    /// # Panics
+    /// When the board's level is not loaded or the board is not stored; the build
+    /// loads every level a capture can reach before solving a level.
+    #[inline]
+    pub fn score(&self, board: &Board) -> Score {
+        let level = self.levels[board.seeds() as usize]
+            .as_ref()
+            .expect("a capture reached a level that is not loaded");
+        let i = self.index.rank(board).expect("a child is always stored");
+        Score::new(level[i as usize])
+    }
+}

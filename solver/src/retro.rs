@@ -1,0 +1,361 @@
+//! The retrograde loop: solving one level from the finished levels below it.
+//!
+//! Values are found by thresholds, from the extremes inwards (Romein & Bal's
+//! "counter" form of the window algorithm). For k = n, n-1, ..., 1 the sets
+//! `W_k = {v >= k}` and `L_k = {v <= -k}` only grow as k falls:
+//!
+//! - `B(p)`, the best value among p's capturing moves (or `-n` when p has no move),
+//!   comes from the lower levels and is computed once, in [`init`].
+//! - p enters `W_k` when `B(p) >= k` or some quiet (non-capturing) child is in `L_k`.
+//! - p enters `L_k` when `B(p) <= -k` and every quiet child is already in `W_k`.
+//!   A per-board counter of quiet children not yet in W carries over from one k
+//!   to the next, because W only grows.
+//! - A board that enters W at stage k has value k, L at stage k has value -k;
+//!   what is left after stage 1 is 0 (endless play, or an exact 0).
+//!
+//! Within a stage, decisions spread in generations: the boards decided in one
+//! generation (the frontier) are visited once, and each of their same-level
+//! parents (un-moves) is told. Each board is decided once and each quiet edge is
+//! followed at most twice per level, so a level costs O(boards x moves).
+//!
+//! ## State: 1.5 bytes per board
+//! - `values[i]`: one signed byte, `B(p)` (or [`NO_EXIT`]) until p is decided,
+//!   then p's value.
+//! - `nibbles`: four bits per board, two boards per byte: the counter `0..=8`
+//!   while undecided, [`DONE`] once decided and visited, or one of two frontier
+//!   marks ([`MARK_A`], [`MARK_B`]) while decided but not yet visited. Keeping the
+//!   frontier in the nibble costs no memory; a small bitmap of dirty blocks
+//!   (one bit per [`BLOCK`] boards) keeps the scan for marks short.
+//!
+//! ## Threads
+//! The initial pass and the stage seeding own disjoint index ranges and store
+//! plainly. Propagation updates parents anywhere in the level, so a parent's
+//! nibble is changed by compare-and-swap on its byte: the swap that moves a board
+//! from "undecided" to "decided" is the single point where it is decided, so a
+//! board is decided once whatever the number of threads. The values found do not
+//! depend on the order of work: the output is identical for any thread count.
+
+use std::sync::atomic::{AtomicI8, AtomicU64, AtomicU8, Ordering::Relaxed};
+
+use awari_dbformat::{Index, Rules};
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+
+use crate::lower::LowerLevels;
+
+/// `values[i]` of a board with no capturing move and at least one quiet move.
+pub const NO_EXIT: i8 = i8::MIN;
+/// Nibble of a board that is decided and whose parents have been told.
+const DONE: u8 = 15;
+/// Frontier mark of even generations.
+const MARK_A: u8 = 14;
+/// Frontier mark of odd generations.
+const MARK_B: u8 = 13;
+/// Boards per dirty bit. A power of two.
+pub const BLOCK: u64 = 4096;
+/// Boards per task of the sequential passes (even, so that tasks own whole bytes).
+const CHUNK: usize = 1 << 16;
+
+/// The bytes of solver state per board of the level being built (value + nibble).
+pub const STATE_BYTES_PER_BOARD: f64 = 1.5;
+
+/// What happened at one threshold stage.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Stage {
+    /// The threshold k.
+    pub k: u32,
+    /// Boards found to have value +k.
+    pub wins: u64,
+    /// Boards found to have value -k.
+    pub losses: u64,
+    /// Generations of propagation at this stage (the longest chain of decisions).
+    pub generations: u32,
+}
+
+/// A solved level: one value per stored board, in index order, and how it went.
+pub struct SolvedLevel {
+    /// The values, one signed byte per board in index order.
+    pub values: Vec<i8>,
+    /// One entry per stage with any decision, from k = n down.
+    pub stages: Vec<Stage>,
+}
+
+/// Solves the level of `seeds` seeds under `rules`.
+///
+/// `lower` must hold every level below `seeds - 1` (a capture takes at least two
+/// seeds). `progress` is advanced by one per board initialised and one per board
+/// decided; its length is not touched.
+pub fn solve_level(
+    rules: Rules,
+    seeds: u32,
+    lower: &LowerLevels,
+    progress: &ProgressBar,
+) -> SolvedLevel {
+    let index = Index::for_pits(rules.pits());
+    let size = index.level_size(seeds);
+    let state = State::new(size);
+    init(rules, seeds, index, lower, &state, progress);
+
+    let mut stages = Vec::new();
+    for k in (1..=seeds as i8).rev() {
+        progress.set_message(format!("stage {k}"));
+        let stage = run_stage(rules, seeds, index, &state, k, progress);
+        if stage.wins + stage.losses > 0 {
+            stages.push(stage);
+        }
+    }
+    progress.set_message("done");
+    SolvedLevel {
+        values: state.into_values(),
+        stages,
+    }
+}
+
+/// The per-board state of the level being solved, see the module docs.
+struct State {
+    values: Vec<AtomicI8>,
+    nibbles: Vec<AtomicU8>,
+    /// Dirty blocks of the current and the next generation.
+    dirty: [Vec<AtomicU64>; 2],
+    size: u64,
+}
+
+impl State {
+    fn new(size: u64) -> State {
+        let blocks = size.div_ceil(BLOCK);
+        let words = blocks.div_ceil(64) as usize;
+        State {
+            values: (0..size).map(|_| AtomicI8::new(0)).collect(),
+            nibbles: (0..size.div_ceil(2)).map(|_| AtomicU8::new(0)).collect(),
+            dirty: [
+                (0..words).map(|_| AtomicU64::new(0)).collect(),
+                (0..words).map(|_| AtomicU64::new(0)).collect(),
+            ],
+            size,
+        }
+    }
+
+    #[inline]
+    fn nibble(&self, i: u64) -> u8 {
+        let byte = self.nibbles[(i / 2) as usize].load(Relaxed);
+        (byte >> (4 * (i & 1))) & 0xF
+    }
+
+    /// Changes board i's nibble from `old` to `f(old)` atomically; returns the old
+    /// nibble and whether `f` made a change. `f` sees the current nibble.
+    #[inline]
+    fn update_nibble(&self, i: u64, f: impl Fn(u8) -> Option<u8>) -> Option<u8> {
+        let shift = 4 * (i & 1);
+        self.nibbles[(i / 2) as usize]
+            .fetch_update(Relaxed, Relaxed, |byte| {
+                let old = (byte >> shift) & 0xF;
+                f(old).map(|new| (byte & !(0xF << shift)) | (new << shift))
+            })
+            .ok()
+            .map(|byte| (byte >> shift) & 0xF)
+    }
+
+    #[inline]
+    fn mark_dirty(&self, which: usize, i: u64) {
+        let block = i / BLOCK;
+        self.dirty[which][(block / 64) as usize].fetch_or(1 << (block % 64), Relaxed);
+    }
+
+    /// Takes the list of dirty blocks of `which`, clearing them.
+    fn take_dirty(&self, which: usize) -> Vec<u64> {
+        let mut blocks = Vec::new();
+        for (w, word) in self.dirty[which].iter().enumerate() {
+            let mut bits = word.swap(0, Relaxed);
+            while bits != 0 {
+                blocks.push(w as u64 * 64 + u64::from(bits.trailing_zeros()));
+                bits &= bits - 1;
+            }
+        }
+        blocks
+    }
+
+    /// The final values: decided boards keep theirs, the rest are 0.
+    fn into_values(self) -> Vec<i8> {
+        let nibbles = self.nibbles;
+        self.values
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let nibble = (nibbles[i / 2].load(Relaxed) >> (4 * (i & 1))) & 0xF;
+                if nibble == DONE {
+                    v.into_inner()
+                } else {
+                    0
+                }
+            })
+            .collect()
+    }
+}
+
+/// The initial pass: `B(p)` and the quiet-move counter of every board.
+fn init(
+    rules: Rules,
+    seeds: u32,
+    index: &Index,
+    lower: &LowerLevels,
+    state: &State,
+    progress: &ProgressBar,
+) {
+    progress.set_message("captures");
+    state
+        .values
+        .par_chunks(CHUNK)
+        .zip(state.nibbles.par_chunks(CHUNK / 2))
+        .enumerate()
+        .for_each(|(c, (values, nibbles))| {
+            let start = (c * CHUNK) as u64;
+            for (k, board) in index
+                .boards_from(seeds, start)
+                .take(values.len())
+                .enumerate()
+            {
+                let moves = rules.legal_moves(&board);
+                let mut best = if moves.is_empty() {
+                    -(seeds as i8) // no move: the opponent takes every seed
+                } else {
+                    NO_EXIT
+                };
+                let mut quiet = 0u8;
+                for m in moves.iter() {
+                    if m.is_quiet() {
+                        quiet += 1;
+                    } else {
+                        best = best.max(m.value(lower.score(&m.child)).get());
+                    }
+                }
+                values[k].store(best, Relaxed);
+                // Two boards share a byte; the even one comes first in the chunk.
+                let byte = &nibbles[k / 2];
+                byte.store(byte.load(Relaxed) | (quiet << (4 * (k & 1))), Relaxed);
+            }
+            progress.inc(values.len() as u64);
+        });
+}
+
+/// One threshold stage: seed it from `B`, then propagate until nothing changes.
+fn run_stage(
+    rules: Rules,
+    seeds: u32,
+    index: &Index,
+    state: &State,
+    k: i8,
+    progress: &ProgressBar,
+) -> Stage {
+    let wins = AtomicU64::new(0);
+    let losses = AtomicU64::new(0);
+    // Seeding: boards whose own captures reach +k, or whose captures give at most
+    // -k and whose quiet children are all in W already. (A board with B < -k and
+    // a zero counter was decided at an earlier stage.)
+    let mark = MARK_A;
+    state
+        .values
+        .par_chunks(CHUNK)
+        .zip(state.nibbles.par_chunks(CHUNK / 2))
+        .enumerate()
+        .for_each(|(c, (values, nibbles))| {
+            let start = (c * CHUNK) as u64;
+            let (mut w, mut l) = (0, 0);
+            for (j, byte) in nibbles.iter().enumerate() {
+                let mut b = byte.load(Relaxed);
+                for half in 0..2 {
+                    let pos = 2 * j + half;
+                    if pos >= values.len() {
+                        break;
+                    }
+                    let shift = 4 * half;
+                    let nib = (b >> shift) & 0xF;
+                    if nib > 8 {
+                        continue; // decided
+                    }
+                    let best = values[pos].load(Relaxed);
+                    let new_value = if best == k {
+                        w += 1;
+                        k
+                    } else if best == -k && nib == 0 {
+                        l += 1;
+                        -k
+                    } else {
+                        continue;
+                    };
+                    values[pos].store(new_value, Relaxed);
+                    b = (b & !(0xF << shift)) | (mark << shift);
+                    state.mark_dirty(0, start + pos as u64);
+                }
+                byte.store(b, Relaxed);
+            }
+            wins.fetch_add(w, Relaxed);
+            losses.fetch_add(l, Relaxed);
+        });
+    progress.inc(wins.load(Relaxed) + losses.load(Relaxed));
+
+    // Propagation, generation by generation.
+    let mut generations = 0;
+    let (mut current, mut next) = (0usize, 1usize);
+    let (mut cur_mark, mut next_mark) = (MARK_A, MARK_B);
+    loop {
+        let blocks = state.take_dirty(current);
+        if blocks.is_empty() {
+            break;
+        }
+        generations += 1;
+        blocks.par_iter().for_each(|&block| {
+            let start = block * BLOCK;
+            let end = (start + BLOCK).min(state.size);
+            let (mut w, mut l) = (0u64, 0u64);
+            for i in start..end {
+                if state.nibble(i) != cur_mark {
+                    continue;
+                }
+                state.update_nibble(i, |_| Some(DONE));
+                let child_in_loss = state.values[i as usize].load(Relaxed) < 0;
+                let board = index.unrank(seeds, i).expect("index within the level");
+                rules.for_each_unmove(&board, |parent, _pit| {
+                    let Some(q) = index.rank(&parent) else {
+                        return; // a parent with a full opponent row is not stored
+                    };
+                    if child_in_loss {
+                        // The parent can move into a lost position: it wins k.
+                        if state
+                            .update_nibble(q, |n| (n <= 8).then_some(next_mark))
+                            .is_some()
+                        {
+                            state.values[q as usize].store(k, Relaxed);
+                            state.mark_dirty(next, q);
+                            w += 1;
+                        }
+                    } else {
+                        // One more quiet child in W; when none is left and the
+                        // captures give at most -k, the parent loses k.
+                        let best = state.values[q as usize].load(Relaxed);
+                        let old = state.update_nibble(q, |n| match n {
+                            1 if best <= -k => Some(next_mark),
+                            1..=8 => Some(n - 1),
+                            _ => None,
+                        });
+                        if old == Some(1) && best <= -k {
+                            state.values[q as usize].store(-k, Relaxed);
+                            state.mark_dirty(next, q);
+                            l += 1;
+                        }
+                    }
+                });
+            }
+            wins.fetch_add(w, Relaxed);
+            losses.fetch_add(l, Relaxed);
+            progress.inc(w + l);
+        });
+        std::mem::swap(&mut current, &mut next);
+        std::mem::swap(&mut cur_mark, &mut next_mark);
+    }
+    Stage {
+        k: k as u32,
+        wins: wins.into_inner(),
+        losses: losses.into_inner(),
+        generations,
+    }
+}
