@@ -34,7 +34,7 @@ impl Board {
             reason,
         };
         let n = pits.len();
-        if n % 2 != 0 || n < 2 * MIN_PITS as usize || n > MAX_BOARD_PITS {
+        if n % 2 == 1 || n < 2 * MIN_PITS as usize || n > MAX_BOARD_PITS {
             return Err(bad(format!(
                 "{n} pits given; a board has an even number from {} to {} (2 rows of {MIN_PITS} to {MAX_PITS})",
                 2 * MIN_PITS,

@@ -121,11 +121,11 @@ impl Rules {
         debug_assert_eq!(board.per_side(), self.pits());
         let mut all = [None; 8];
         let mut any_free = false;
-        for pit in 0..self.pits() as usize {
+        for (pit, slot) in all.iter_mut().enumerate().take(self.pits() as usize) {
             if board.pit(pit) > 0 {
                 let sown = self.sow(board, pit);
                 any_free |= !sown.starves;
-                all[pit] = Some(sown);
+                *slot = Some(sown);
             }
         }
         let mut list = MoveList::new();
