@@ -265,8 +265,11 @@ impl Rules {
         let n = 2 * p;
         // The parent's view of the board after its move: rows swapped back.
         let after = *board.swapped().array();
-        // Only a starving candidate (one that leaves the child's mover without seeds)
-        // needs the full legality check: it is legal only when every move starves.
+        // A move that leaves the child's mover with seeds does not starve, and so is
+        // legal under every rule set; it is quiet when its last seed makes no 2 or 3
+        // in the opponent's row. Such candidates are parents as they stand (un-sowing
+        // then sowing gives the same board back). Any other candidate is replayed.
+        let feeds = !board.mover_row_empty();
         for pit in 0..p {
             if after[pit] != 0 {
                 continue; // the pit a move starts from is always empty afterwards
@@ -285,6 +288,11 @@ impl Rules {
                 let mut candidate = parent;
                 candidate[pit] = sown as u8;
                 let candidate = Board::from_array(candidate, self.pits());
+                let may_capture = k >= p && (after[k] == 2 || after[k] == 3);
+                if feeds && !may_capture {
+                    visit(candidate, pit);
+                    continue;
+                }
                 let sown = self.sow(&candidate, pit);
                 if sown.mov.captured != 0 || sown.mov.turn != Turn::Passes {
                     continue;

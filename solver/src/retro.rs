@@ -51,8 +51,9 @@ const DONE: u8 = 15;
 const MARK_A: u8 = 14;
 /// Frontier mark of odd generations.
 const MARK_B: u8 = 13;
-/// Boards per dirty bit. A power of two.
-pub const BLOCK: u64 = 4096;
+/// Boards per dirty bit. Small, so that a sparse frontier costs little to find:
+/// a generation scans one bit per block and 32 bytes per dirty block.
+pub const BLOCK: u64 = 64;
 /// Boards per task of the sequential passes (even, so that tasks own whole bytes).
 const CHUNK: usize = 1 << 16;
 
@@ -94,7 +95,11 @@ pub fn solve_level(
     let index = Index::for_pits(rules.pits());
     let size = index.level_size(seeds);
     let state = State::new(size);
+    let t0 = std::time::Instant::now();
     init(rules, seeds, index, lower, &state, progress);
+    if std::env::var_os("AWARI_TIMING").is_some() {
+        eprintln!("init {:?}", t0.elapsed());
+    }
 
     let mut stages = Vec::new();
     for k in (1..=seeds as i8).rev() {
@@ -161,17 +166,9 @@ impl State {
         self.dirty[which][(block / 64) as usize].fetch_or(1 << (block % 64), Relaxed);
     }
 
-    /// Takes the list of dirty blocks of `which`, clearing them.
-    fn take_dirty(&self, which: usize) -> Vec<u64> {
-        let mut blocks = Vec::new();
-        for (w, word) in self.dirty[which].iter().enumerate() {
-            let mut bits = word.swap(0, Relaxed);
-            while bits != 0 {
-                blocks.push(w as u64 * 64 + u64::from(bits.trailing_zeros()));
-                bits &= bits - 1;
-            }
-        }
-        blocks
+    /// True when some block of `which` is dirty.
+    fn any_dirty(&self, which: usize) -> bool {
+        self.dirty[which].par_iter().any(|w| w.load(Relaxed) != 0)
     }
 
     /// The final values: decided boards keep theirs, the rest are 0.
@@ -298,57 +295,66 @@ fn run_stage(
     let (mut current, mut next) = (0usize, 1usize);
     let (mut cur_mark, mut next_mark) = (MARK_A, MARK_B);
     loop {
-        let blocks = state.take_dirty(current);
-        if blocks.is_empty() {
+        if !state.any_dirty(current) {
             break;
         }
         generations += 1;
-        blocks.par_iter().for_each(|&block| {
-            let start = block * BLOCK;
-            let end = (start + BLOCK).min(state.size);
-            let (mut w, mut l) = (0u64, 0u64);
-            for i in start..end {
-                if state.nibble(i) != cur_mark {
-                    continue;
-                }
-                state.update_nibble(i, |_| Some(DONE));
-                let child_in_loss = state.values[i as usize].load(Relaxed) < 0;
-                let board = index.unrank(seeds, i).expect("index within the level");
-                rules.for_each_unmove(&board, |parent, _pit| {
-                    let Some(q) = index.rank(&parent) else {
-                        return; // a parent with a full opponent row is not stored
-                    };
-                    if child_in_loss {
-                        // The parent can move into a lost position: it wins k.
-                        if state
-                            .update_nibble(q, |n| (n <= 8).then_some(next_mark))
-                            .is_some()
-                        {
-                            state.values[q as usize].store(k, Relaxed);
-                            state.mark_dirty(next, q);
-                            w += 1;
+        // One task per word of the dirty map: 64 blocks of BLOCK boards.
+        state.dirty[current]
+            .par_iter()
+            .enumerate()
+            .with_min_len(64)
+            .for_each(|(word_index, word)| {
+                let mut bits = word.swap(0, Relaxed);
+                let (mut w, mut l) = (0u64, 0u64);
+                while bits != 0 {
+                    let block = word_index as u64 * 64 + u64::from(bits.trailing_zeros());
+                    bits &= bits - 1;
+                    let start = block * BLOCK;
+                    let end = (start + BLOCK).min(state.size);
+                    for i in start..end {
+                        if state.nibble(i) != cur_mark {
+                            continue;
                         }
-                    } else {
-                        // One more quiet child in W; when none is left and the
-                        // captures give at most -k, the parent loses k.
-                        let best = state.values[q as usize].load(Relaxed);
-                        let old = state.update_nibble(q, |n| match n {
-                            1 if best <= -k => Some(next_mark),
-                            1..=8 => Some(n - 1),
-                            _ => None,
+                        state.update_nibble(i, |_| Some(DONE));
+                        let child_in_loss = state.values[i as usize].load(Relaxed) < 0;
+                        let board = index.unrank(seeds, i).expect("index within the level");
+                        rules.for_each_unmove(&board, |parent, _pit| {
+                            let Some(q) = index.rank(&parent) else {
+                                return; // a parent with a full opponent row is not stored
+                            };
+                            if child_in_loss {
+                                // The parent can move into a lost position: it wins k.
+                                if state
+                                    .update_nibble(q, |n| (n <= 8).then_some(next_mark))
+                                    .is_some()
+                                {
+                                    state.values[q as usize].store(k, Relaxed);
+                                    state.mark_dirty(next, q);
+                                    w += 1;
+                                }
+                            } else {
+                                // One more quiet child in W; when none is left and the
+                                // captures give at most -k, the parent loses k.
+                                let best = state.values[q as usize].load(Relaxed);
+                                let old = state.update_nibble(q, |n| match n {
+                                    1 if best <= -k => Some(next_mark),
+                                    1..=8 => Some(n - 1),
+                                    _ => None,
+                                });
+                                if old == Some(1) && best <= -k {
+                                    state.values[q as usize].store(-k, Relaxed);
+                                    state.mark_dirty(next, q);
+                                    l += 1;
+                                }
+                            }
                         });
-                        if old == Some(1) && best <= -k {
-                            state.values[q as usize].store(-k, Relaxed);
-                            state.mark_dirty(next, q);
-                            l += 1;
-                        }
                     }
-                });
-            }
-            wins.fetch_add(w, Relaxed);
-            losses.fetch_add(l, Relaxed);
-            progress.inc(w + l);
-        });
+                }
+                wins.fetch_add(w, Relaxed);
+                losses.fetch_add(l, Relaxed);
+                progress.inc(w + l);
+            });
         std::mem::swap(&mut current, &mut next);
         std::mem::swap(&mut cur_mark, &mut next_mark);
     }
