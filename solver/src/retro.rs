@@ -61,7 +61,7 @@ const CHUNK: usize = 1 << 16;
 pub const STATE_BYTES_PER_BOARD: f64 = 1.5;
 
 /// What happened at one threshold stage.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Stage {
     /// The threshold k.
     pub k: u32,
