@@ -335,14 +335,18 @@ fn run_stage(
                                 }
                             } else {
                                 // One more quiet child in W; when none is left and the
-                                // captures give at most -k, the parent loses k.
-                                let best = state.values[q as usize].load(Relaxed);
+                                // captures give at most -k, the parent loses k. B(q) is
+                                // read only then: most updates touch the nibble alone.
                                 let old = state.update_nibble(q, |n| match n {
-                                    1 if best <= -k => Some(next_mark),
+                                    1 if state.values[q as usize].load(Relaxed) <= -k => {
+                                        Some(next_mark)
+                                    }
                                     1..=8 => Some(n - 1),
                                     _ => None,
                                 });
-                                if old == Some(1) && best <= -k {
+                                // Decided here iff the counter was 1 and B(q) <= -k; no
+                                // other thread writes q's value after that swap.
+                                if old == Some(1) && state.values[q as usize].load(Relaxed) <= -k {
                                     state.values[q as usize].store(-k, Relaxed);
                                     state.mark_dirty(next, q);
                                     l += 1;
