@@ -1,1 +1,25 @@
-//! The `awari-probe` library: perfect-play queries (to be written, issue 5).
+//! Perfect-play answers from Awari databases built by `awari-solve`.
+//!
+//! Open a directory with [`Tablebase::open`], then ask for a position's value
+//! ([`Tablebase::score`]), every move with its value ([`Tablebase::analyse`]), a
+//! principal variation ([`Tablebase::principal_variation`]) or the result for the
+//! seeds already captured ([`Tablebase::outcome`]). Boards that no level stores (a
+//! start position, or any board whose opponent row is full) are valued by one ply.
+//! [`verify`] checks a whole level without trusting the solver.
+//!
+//! ```no_run
+//! use awari_dbformat::{Board, Rules};
+//! use awari_probe::Tablebase;
+//!
+//! let tb = Tablebase::open("db", Rules::default())?;
+//! let board: Board = "0 0 6 0 3 5 / 2 1 1 0 0 0".parse()?;
+//! assert_eq!(tb.score(&board)?.get(), -2); // Lincke, Fig. A.2
+//! # Ok::<(), awari_probe::ProbeError>(())
+//! ```
+
+pub mod error;
+pub mod tablebase;
+pub mod verify;
+
+pub use error::ProbeError;
+pub use tablebase::{Analysis, MoveValue, Pv, PvEnd, PvStep, Tablebase};

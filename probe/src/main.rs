@@ -27,6 +27,9 @@ enum Command {
     Info(cmd::info::Args),
     Export(cmd::export::Args),
     Import(cmd::import::Args),
+    Score(cmd::score::Args),
+    Batch(cmd::batch::Args),
+    Verify(cmd::verify::Args),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +41,9 @@ fn main() -> ExitCode {
         Command::Info(args) => cmd::info::run(args),
         Command::Export(args) => cmd::export::run(args),
         Command::Import(args) => cmd::import::run(args),
+        Command::Score(args) => cmd::score::run(args),
+        Command::Batch(args) => cmd::batch::run(args),
+        Command::Verify(args) => cmd::verify::run(args),
     };
     match result {
         Ok(code) => code,

@@ -4,6 +4,8 @@
 //!   extremes inwards, counters, generations of un-moves), in parallel.
 //! - [`lower`]: the finished lower levels, decoded, as the loop reads them.
 //! - [`stats`]: the number of boards with each value, stored and over all boards.
+//! - [`build`]: the levels of a plan, written to a directory, resumable.
+//! - [`memory`]: the memory budget.
 //!
 //! ```
 //! use awari_dbformat::{Rules, Index};
@@ -14,9 +16,14 @@
 //! assert_eq!(levels[1].len() as u64, Index::for_pits(6).level_size(1));
 //! ```
 
+pub mod build;
+pub mod error;
 pub mod lower;
+pub mod memory;
 pub mod retro;
 pub mod stats;
+
+pub use error::SolveError;
 
 use std::sync::Arc;
 

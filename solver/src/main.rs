@@ -1,1 +1,149 @@
-fn main() {}
+//! `awari-solve`: builds perfect-play Awari databases.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use awari_dbformat::file::WriteOptions;
+use awari_dbformat::{RuleSet, Rules};
+use awari_solver::build::{self, LevelReport, Options, Plan};
+use awari_solver::memory::{self, format_size};
+use clap::Parser;
+
+/// Build perfect-play Awari databases by retrograde analysis, level by level.
+///
+/// Level n holds the value of every stored board with n seeds (the seeds the
+/// mover will still capture minus the opponent's, with perfect play). Each level
+/// needs the levels below it; missing levels are built in order from 0, and a
+/// build that was stopped resumes at the first missing level.
+///
+/// Examples:
+///   awari-solve --max-seeds 20                 # levels 0..=20 into ./db
+///   awari-solve --start 2 --rules abapa         # all a 2-seeds-per-pit game needs
+///   awari-solve --pits 4 --start 3 --db db4     # the 4-pit game with 3 seeds per pit
+#[derive(Parser)]
+#[command(name = "awari-solve", version, about, long_about, verbatim_doc_comment)]
+struct Cli {
+    /// The database directory (created if missing).
+    #[arg(long, default_value = "db")]
+    db: PathBuf,
+    /// The rule set: awari, abapa, grand-slam-captures or grand-slam-replay.
+    #[arg(long, default_value = "awari")]
+    rules: RuleSet,
+    /// Pits per side (2 to 8).
+    #[arg(long, default_value_t = 6)]
+    pits: u8,
+    /// Build every level from 0 up to this many seeds [default: 20].
+    #[arg(long, conflicts_with = "start")]
+    max_seeds: Option<u32>,
+    /// Build every level a game starting with this many seeds per pit needs
+    /// (e.g. --start 4 for the full 48-seed game on 6 pits).
+    #[arg(long)]
+    start: Option<u32>,
+    /// Worker threads [default: one per core].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// The memory a level may use, e.g. 16G or 512M [default: 85% of available memory].
+    /// A level that will not fit is refused before any work on it.
+    #[arg(long, value_parser = parse_memory)]
+    memory: Option<u64>,
+    /// zstd compression level of the level files (1 to 22).
+    #[arg(long)]
+    compression: Option<i32>,
+    /// Print one JSON object per level on stdout instead of a table (no progress bars).
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_memory(text: &str) -> Result<u64, String> {
+    memory::parse_size(text).map_err(|e| e.to_string())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("awari-solve: error: {err}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+    let rules = Rules::new(cli.rules, cli.pits)?;
+    if let Some(threads) = cli.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()?;
+    }
+    let plan = match cli.start {
+        Some(0) => return Err("--start needs at least 1 seed per pit".into()),
+        Some(s) => Plan::for_start(rules, s),
+        None => Plan::up_to(rules, cli.max_seeds.unwrap_or(20)),
+    };
+    let mut write = WriteOptions::default();
+    if let Some(level) = cli.compression {
+        write.zstd_level = level;
+    }
+    let options = Options {
+        dir: cli.db.clone(),
+        memory: cli.memory.unwrap_or_else(memory::default_budget),
+        progress: !cli.json,
+        write,
+    };
+    if !cli.json {
+        eprintln!(
+            "awari-solve: {rules}, levels {}..={} into {} ({} threads, memory budget {})",
+            plan.levels.first().unwrap_or(&0),
+            plan.levels.last().unwrap_or(&0),
+            cli.db.display(),
+            rayon::current_num_threads(),
+            format_size(options.memory)
+        );
+        println!(
+            "{:>5} {:>15} {:>9} {:>12} {:>10} {:>9}  {}",
+            "seeds", "boards", "seconds", "boards/s", "peak mem", "bits/brd", "status"
+        );
+    }
+    let (mut boards, mut seconds, mut built) = (0u64, 0f64, 0);
+    build::build(&plan, &options, |r: &LevelReport| {
+        if cli.json {
+            println!(
+                "{}",
+                serde_json::to_string(&json_line(r)).expect("serialisable")
+            );
+        } else {
+            println!(
+                "{:>5} {:>15} {:>9.2} {:>12.0} {:>10} {:>9.2}  {}",
+                r.seeds,
+                r.boards,
+                r.seconds,
+                r.boards_per_second,
+                format_size(r.peak_memory_bytes),
+                r.file_bytes as f64 * 8.0 / r.boards.max(1) as f64,
+                r.status
+            );
+        }
+        if r.status == "built" {
+            boards += r.boards;
+            seconds += r.seconds;
+            built += 1;
+        }
+    })?;
+    if !cli.json {
+        println!(
+            "done: {built} level(s) built, {boards} boards in {seconds:.1} s ({:.2} M boards/s); database in {}",
+            boards as f64 / seconds.max(1e-9) / 1e6,
+            cli.db.display()
+        );
+    }
+    Ok(())
+}
+
+/// The JSON line of a level: the report with counts keyed by value as strings.
+fn json_line(r: &LevelReport) -> serde_json::Value {
+    let mut v = serde_json::to_value(r).expect("serialisable");
+    v["counts_stored"] = awari_solver::stats::counts_json(&r.counts_stored);
+    v["counts_all"] = awari_solver::stats::counts_json(&r.counts_all);
+    v
+}

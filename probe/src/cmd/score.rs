@@ -1,0 +1,174 @@
+//! `awari-probe score`: the perfect-play value of a position, its moves and a
+//! principal variation.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use awari_dbformat::{pit_label, Board, RuleSet};
+use awari_probe::{Analysis, Pv, PvEnd, Tablebase};
+
+use super::CmdResult;
+
+/// Print a position's value, every move with its value, and a principal variation.
+///
+/// The value is what the mover will still capture minus what the opponent will
+/// still capture, with perfect play; with --captured it also says who wins.
+///
+/// Example: awari-probe score "1 1 1 1 1 2 / 4 2 3 0 0 0" --captured 10,22
+#[derive(clap::Args)]
+pub struct Args {
+    /// The board: 2P numbers, the mover's pits first, e.g. "1 1 1 1 1 2 / 4 2 3 0 0 0".
+    pub board: Board,
+    /// Seeds already captured by the mover and by the opponent, e.g. 10,22.
+    #[arg(long, value_parser = parse_captured, default_value = "0,0")]
+    pub captured: (u32, u32),
+    /// The database directory.
+    #[arg(long, default_value = "db")]
+    pub db: PathBuf,
+    /// The rule set [default: the only one present in the directory].
+    #[arg(long)]
+    pub rules: Option<RuleSet>,
+    /// The most moves of principal variation to show.
+    #[arg(long, default_value_t = 200)]
+    pub pv_limit: usize,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Reads "M,O" (or "M O"): seeds captured by the mover and by the opponent.
+pub fn parse_captured(text: &str) -> Result<(u32, u32), String> {
+    let parts: Vec<&str> = text.split([',', ' ']).filter(|s| !s.is_empty()).collect();
+    let bad = || {
+        format!(
+            "{text:?}: captured seeds are two numbers, the mover's and the opponent's, e.g. 10,22"
+        )
+    };
+    match parts.as_slice() {
+        [m, o] => Ok((m.parse().map_err(|_| bad())?, o.parse().map_err(|_| bad())?)),
+        _ => Err(bad()),
+    }
+}
+
+/// Prints the answer; see [`Args`].
+pub fn run(args: Args) -> CmdResult {
+    let tb = Tablebase::open_for(&args.db, args.rules, args.board.per_side())?;
+    let analysis = tb.analyse(&args.board)?;
+    let pv = tb.principal_variation(&args.board, args.pv_limit)?;
+    if args.json {
+        println!("{}", to_json(&analysis, &pv, args.captured));
+    } else {
+        print_human(&tb, &analysis, &pv, args.captured);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn pv_end_name(end: PvEnd) -> &'static str {
+    match end {
+        PvEnd::GameOver => "game over",
+        PvEnd::Repetition => "repetition",
+        PvEnd::Limit => "limit",
+    }
+}
+
+/// The JSON answer: seeds, value, result, moves, best, pv (pits), and more.
+pub fn to_json(a: &Analysis, pv: &Pv, captured: (u32, u32)) -> serde_json::Value {
+    let moves: Vec<_> = a
+        .moves
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "pit": m.mov.pit,
+                "label": m.mov.label().to_string(),
+                "value": m.value.get(),
+                "captured": m.mov.captured,
+                "best": m.best,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "board": a.board.pits(),
+        "seeds": a.board.seeds(),
+        "value": a.value.get(),
+        "captured": [captured.0, captured.1],
+        "result": a.value.outcome(captured.0, captured.1).name(),
+        "moves": moves,
+        "best": a.best,
+        "pv": pv.steps.iter().map(|s| s.mov.pit).collect::<Vec<_>>(),
+        "pv_end": pv_end_name(pv.end),
+    })
+}
+
+fn print_human(tb: &Tablebase, a: &Analysis, pv: &Pv, captured: (u32, u32)) {
+    let p = a.board.per_side() as usize;
+    println!("{}", a.board.drawing());
+    println!(
+        "{} with {} seeds on the board ({}, {} pits per side)",
+        a.board.to_notation(),
+        a.board.seeds(),
+        tb.rules().set(),
+        p
+    );
+    let result = a.value.outcome(captured.0, captured.1);
+    println!(
+        "value {}: with perfect play the mover gains {} seeds more than the opponent from here",
+        a.value,
+        a.value.get()
+    );
+    println!(
+        "result with {}-{} already captured: {} for the mover (final {}-{})",
+        captured.0,
+        captured.1,
+        result,
+        (captured.0 as i64 * 2 + a.board.seeds() as i64 + a.value.get() as i64) / 2,
+        (captured.1 as i64 * 2 + a.board.seeds() as i64 - a.value.get() as i64) / 2,
+    );
+    if a.moves.is_empty() {
+        println!("no legal move: the game is over, the opponent takes the remaining seeds");
+    }
+    for m in &a.moves {
+        let capture = if m.mov.captured > 0 {
+            format!("captures {}", m.mov.captured)
+        } else {
+            String::new()
+        };
+        println!(
+            "  {}  {:>4}  {:<12} {}",
+            m.mov.label(),
+            m.value.to_string(),
+            capture,
+            if m.best { "best" } else { "" }
+        );
+    }
+    let mut line = Vec::new();
+    let mut root = true;
+    for step in &pv.steps {
+        let label = pit_label(step.mov.pit as usize, p);
+        let who = if root {
+            label.to_ascii_uppercase()
+        } else {
+            label.to_ascii_lowercase()
+        };
+        line.push(if step.mov.captured > 0 {
+            format!("{who}x{}", step.mov.captured)
+        } else {
+            who.to_string()
+        });
+        if step.mov.turn == awari_dbformat::Turn::Passes {
+            root = !root;
+        }
+    }
+    println!(
+        "principal variation ({} moves, {}; upper case: the mover, lower case: the opponent):",
+        pv.steps.len(),
+        pv_end_name(pv.end)
+    );
+    println!(
+        "  {}",
+        if line.is_empty() {
+            "-".to_string()
+        } else {
+            line.join(" ")
+        }
+    );
+}

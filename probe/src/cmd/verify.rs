@@ -1,0 +1,263 @@
+//! `awari-probe verify`: check a database without trusting the solver, and settle
+//! a game from its start position.
+
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use awari_dbformat::file::LevelReader;
+use awari_dbformat::{Board, RuleSet, Rules};
+use awari_probe::verify::{self, LevelCheck, Levels};
+use awari_probe::{ProbeError, Tablebase};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::CmdResult;
+
+/// Verify levels: checksums, every value against its children (forward moves only),
+/// and every non-zero value proven reachable; or settle a game from its start.
+///
+/// Exits 0 when everything checks out, 1 when a value or checksum is wrong (the
+/// first mismatching boards are printed), 2 on other errors (a missing level).
+///
+/// Examples:
+///   awari-probe verify --db db                 # every level present
+///   awari-probe verify --db db --levels 10..14
+///   awari-probe verify --db db --start 2       # the 6-pit game with 2 seeds per pit
+#[derive(clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// The database directory.
+    #[arg(long, default_value = "db")]
+    db: PathBuf,
+    /// The rule set [default: the only one present in the directory].
+    #[arg(long)]
+    rules: Option<RuleSet>,
+    /// Pits per side.
+    #[arg(long, default_value_t = 6)]
+    pits: u8,
+    /// The levels to check, e.g. 10..14 or 12 [default: every level present].
+    /// Lower levels are read but taken as correct.
+    #[arg(long, value_parser = parse_levels, conflicts_with = "start")]
+    levels: Option<RangeInclusive<u32>>,
+    /// Check every level a game with this many seeds per pit needs, then print the
+    /// value of its start position and of every first move.
+    #[arg(long)]
+    start: Option<u32>,
+    /// The most mismatching boards to print per level.
+    #[arg(long, default_value_t = 10)]
+    limit: usize,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_levels(text: &str) -> Result<RangeInclusive<u32>, String> {
+    let bad = || format!("{text:?}: write levels as A..B (inclusive) or a single number");
+    let (a, b) = match text.split_once("..") {
+        Some((a, b)) => (a, b.trim_start_matches('=')),
+        None => (text, text),
+    };
+    let a: u32 = a.trim().parse().map_err(|_| bad())?;
+    let b: u32 = b.trim().parse().map_err(|_| bad())?;
+    if a > b {
+        return Err(bad());
+    }
+    Ok(a..=b)
+}
+
+/// Runs the verification; see [`Args`].
+pub fn run(args: Args) -> CmdResult {
+    let tb = Tablebase::open_for(&args.db, args.rules, args.pits)?;
+    let rules = tb.rules();
+    let present = tb.levels();
+    let wanted: Vec<u32> = match (&args.levels, args.start) {
+        (Some(r), _) => r.clone().collect(),
+        (None, Some(s)) => {
+            let total = rules.board_pits() as u32 * s;
+            (0..=total).filter(|&n| n + 1 != total).collect()
+        }
+        (None, None) => present.clone(),
+    };
+    if let Some(&missing) = wanted.iter().find(|n| !present.contains(n)) {
+        return Err(ProbeError::MissingLevel {
+            seeds: missing,
+            rules,
+            dir: args.db.clone(),
+        }
+        .into());
+    }
+    let top = *wanted.last().ok_or("no level to verify")?;
+    let started = Instant::now();
+    let mut levels = Levels::default();
+    let mut checks: Vec<(LevelCheck, bool, f64)> = Vec::new();
+    // Read every level up to the top one: the checked ones, and those below the
+    // first that captures reach (taken as correct).
+    for seeds in 0..=top {
+        let needed_below = seeds + 2 <= top;
+        let check = wanted.contains(&seeds);
+        if !check && !needed_below {
+            continue;
+        }
+        if !check && !present.contains(&seeds) {
+            return Err(ProbeError::MissingLevel {
+                seeds,
+                rules,
+                dir: args.db.clone(),
+            }
+            .into());
+        }
+        let reader = tb.level(seeds)?;
+        let t = Instant::now();
+        let checksums_ok = reader.verify_checksums().is_ok();
+        let values: Arc<[i8]> = match reader.decode_all() {
+            Ok(v) => v.into(),
+            Err(e) if check => {
+                eprintln!("awari-probe: level {seeds}: {e}");
+                checks.push((empty_check(seeds, &reader), false, 0.0));
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if check {
+            let bar = progress_bar(!args.json, seeds, values.len() as u64);
+            let result =
+                verify::check_level(rules, seeds, &values, &levels, args.limit, &|n| bar.inc(n));
+            bar.finish_and_clear();
+            let secs = t.elapsed().as_secs_f64();
+            if !args.json {
+                print_level(&result, checksums_ok, secs);
+            }
+            checks.push((result, checksums_ok, secs));
+        }
+        levels.insert(seeds, values);
+    }
+    let ok = checks.iter().all(|(c, sums, _)| c.ok() && *sums);
+    let start = args.start.map(|s| start_report(rules, s, &levels));
+    if args.json {
+        let mut out = serde_json::json!({
+            "ok": ok,
+            "rules": rules.set().name(),
+            "pits": rules.pits(),
+            "seconds": started.elapsed().as_secs_f64(),
+            "levels": checks.iter().map(|(c, sums, secs)| serde_json::json!({
+                "seeds": c.seeds, "boards": c.boards, "checksums": sums,
+                "recurrence_errors": c.recurrence_errors, "unproven": c.unproven,
+                "sweeps": c.sweeps, "seconds": secs,
+            })).collect::<Vec<_>>(),
+            "mismatches": checks.iter().flat_map(|(c, _, _)| c.mismatches.iter()).collect::<Vec<_>>(),
+        });
+        if let Some((value, verdict, moves)) = &start {
+            out["value"] = (*value).into();
+            out["verdict"] = verdict.clone().into();
+            out["moves"] = moves
+                .iter()
+                .map(|(p, v)| serde_json::json!({"pit": p, "value": v}))
+                .collect();
+        }
+        println!("{out}");
+    } else {
+        let boards: u64 = checks.iter().map(|(c, _, _)| c.boards).sum();
+        println!(
+            "{}: {} level(s), {boards} boards checked in {:.1} s",
+            if ok { "OK" } else { "FAILED" },
+            checks.len(),
+            started.elapsed().as_secs_f64()
+        );
+        if let Some((value, verdict, moves)) = &start {
+            let s = args.start.expect("start given");
+            println!("start position with {s} seeds per pit ({rules}): value {value:+}: {verdict}");
+            let line: Vec<String> = moves
+                .iter()
+                .map(|(p, v)| {
+                    format!(
+                        "{} {v:+}",
+                        awari_dbformat::pit_label(*p as usize, rules.pits() as usize)
+                    )
+                })
+                .collect();
+            println!("first moves: {}", line.join("  "));
+        }
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn empty_check(seeds: u32, reader: &LevelReader) -> LevelCheck {
+    LevelCheck {
+        seeds,
+        boards: reader.boards(),
+        recurrence_errors: 0,
+        unproven: 0,
+        sweeps: 0,
+        mismatches: Vec::new(),
+    }
+}
+
+/// The start position's value, the verdict, and every first move's value.
+fn start_report(rules: Rules, per_pit: u32, levels: &Levels) -> (i8, String, Vec<(u8, i8)>) {
+    let pits = vec![per_pit as u8; rules.board_pits()];
+    let board = Board::new(&pits).expect("a start position is a valid board");
+    let value = verify::value_of(rules, &board, levels).get();
+    let moves = rules
+        .legal_moves(&board)
+        .iter()
+        .map(|m| {
+            (
+                m.pit,
+                m.value(verify::value_of(rules, &m.child, levels)).get(),
+            )
+        })
+        .collect();
+    let verdict = match value {
+        0 => "draw".to_string(),
+        v if v > 0 => format!("the first player wins by {v}"),
+        v => format!("the second player wins by {}", -v),
+    };
+    (value, verdict, moves)
+}
+
+fn print_level(c: &LevelCheck, checksums_ok: bool, secs: f64) {
+    println!(
+        "level {:>2}: {:>12} boards  checksums {}  recurrence errors {}  unproven {}  ({} sweeps, {:.2} s)",
+        c.seeds,
+        c.boards,
+        if checksums_ok { "ok" } else { "BAD" },
+        c.recurrence_errors,
+        c.unproven,
+        c.sweeps,
+        secs
+    );
+    for m in &c.mismatches {
+        println!(
+            "  mismatch: level {} index {} board {} stored {} derived {} ({})",
+            m.seeds,
+            m.index,
+            Board::new(&m.board)
+                .map(|b| b.to_notation())
+                .unwrap_or_default(),
+            m.stored,
+            m.derived,
+            m.reason
+        );
+    }
+}
+
+fn progress_bar(show: bool, seeds: u32, boards: u64) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(boards), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "verify level {prefix:>2} {bar:30} {percent:>3}% {per_sec:>14} ETA {eta}",
+        )
+        .expect("a valid template"),
+    );
+    bar.set_prefix(seeds.to_string());
+    bar
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Builds, verifies and prints the verdicts of small Awari games from their start:
+# the 6-pit game with 1 and 2 seeds per pit and the 4-pit game with 1, 2 and 3
+# seeds per pit, under every rule set, each with its build and verification time.
+#
+#   scripts/reproduce.sh [DIR]        # databases go to DIR (default db-reproduce)
+#   RULES="awari abapa" scripts/reproduce.sh   # only some rule sets
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=${1:-db-reproduce}
+rules=${RULES:-"awari abapa grand-slam-captures grand-slam-replay"}
+cargo build --release --bins -q
+solve=./target/release/awari-solve
+probe=./target/release/awari-probe
+echo "# $(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+printf '| %-19s | %4s | %5s | %6s | %-28s | %8s | %9s |\n' rules pits seeds value verdict "build s" "verify s"
+printf '|%s|%s|%s|%s|%s|%s|%s|\n' ---------------------  ------ ------- -------- ------------------------------ ---------- -----------
+for r in $rules; do
+  for game in "6 1" "6 2" "4 1" "4 2" "4 3"; do
+    set -- $game
+    pits=$1 per=$2
+    dir="$root/$r-p$pits"
+    t0=$(date +%s.%N)
+    "$solve" --db "$dir" --rules "$r" --pits "$pits" --start "$per" --json > /dev/null
+    t1=$(date +%s.%N)
+    out=$("$probe" verify --db "$dir" --rules "$r" --pits "$pits" --start "$per" --json)
+    t2=$(date +%s.%N)
+    python3 - "$out" "$r" "$pits" "$per" "$t0" "$t1" "$t2" <<'PY'
+import json, sys
+v = json.loads(sys.argv[1]); r, pits, per = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+t0, t1, t2 = map(float, sys.argv[5:8])
+ok = "" if v["ok"] else " (VERIFY FAILED)"
+print(f"| {r:<19} | {pits:>4} | {2*pits*per:>5} | {v['value']:>+6} | {v['verdict'] + ok:<28} | {t1-t0:>8.1f} | {t2-t1:>9.1f} |")
+PY
+  done
+done

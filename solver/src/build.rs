@@ -1,0 +1,308 @@
+//! The build: every missing level of a plan, in order, into a directory.
+//!
+//! A level is solved in memory, its statistics file is written, then the level
+//! file is written to a temporary name and renamed: the rename is the moment the
+//! level exists. A build that is stopped at any point (kill -9 included) is
+//! resumed by running it again: present levels are checked and kept, the first
+//! missing one is built again from the start.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use awari_dbformat::file::{self, LevelId, LevelReader, WriteOptions};
+use awari_dbformat::{Index, Rules};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::{Deserialize, Serialize};
+
+use crate::error::SolveError;
+use crate::lower::LowerLevels;
+use crate::memory::{format_size, peak_resident};
+use crate::retro::{self, Stage, STATE_BYTES_PER_BOARD};
+use crate::stats;
+
+/// Which levels to build.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The rules and board size.
+    pub rules: Rules,
+    /// The levels, ascending.
+    pub levels: Vec<u32>,
+}
+
+impl Plan {
+    /// Every level from 0 to `max_seeds`.
+    pub fn up_to(rules: Rules, max_seeds: u32) -> Plan {
+        Plan {
+            rules,
+            levels: (0..=max_seeds).collect(),
+        }
+    }
+
+    /// Every level a game starting with `per_pit` seeds in each pit needs: all up
+    /// to `2P x per_pit` except `2P x per_pit - 1`, which a capture (at least two
+    /// seeds) can never reach.
+    pub fn for_start(rules: Rules, per_pit: u32) -> Plan {
+        let total = rules.board_pits() as u32 * per_pit;
+        Plan {
+            rules,
+            levels: (0..=total).filter(|&n| n + 1 != total).collect(),
+        }
+    }
+}
+
+/// How to build.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The database directory (created if missing).
+    pub dir: PathBuf,
+    /// The memory a level may use, in bytes.
+    pub memory: u64,
+    /// Show progress bars on the terminal.
+    pub progress: bool,
+    /// How level files are compressed.
+    pub write: WriteOptions,
+}
+
+/// What happened to one level: the line printed and the statistics file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LevelReport {
+    /// The rule set.
+    pub rules: String,
+    /// Pits per side.
+    pub pits: u8,
+    /// The seed count of the level.
+    pub seeds: u32,
+    /// Stored boards.
+    pub boards: u64,
+    /// Seconds spent solving and writing (0 for a level that was already present).
+    pub seconds: f64,
+    /// Boards per second (solve and write).
+    pub boards_per_second: f64,
+    /// The process's peak resident memory so far, in bytes (0 where unknown).
+    pub peak_memory_bytes: u64,
+    /// Solver state per board of this level (value + counter), in bytes.
+    pub state_bytes_per_board: f64,
+    /// Bytes of the level file.
+    pub file_bytes: u64,
+    /// "built" or "present".
+    pub status: String,
+    /// Boards with each value over the stored boards.
+    pub counts_stored: stats::Counts,
+    /// Boards with each value over all boards of the seed count (Lincke's form).
+    pub counts_all: stats::Counts,
+    /// The threshold stages.
+    pub stages: Vec<Stage>,
+}
+
+/// The statistics file beside a level file: `awari-p6-n16.awl` -> `awari-p6-n16.stats.json`.
+pub fn stats_path(level_path: &Path) -> PathBuf {
+    level_path.with_extension("stats.json")
+}
+
+/// Builds every missing level of `plan`, calling `report` after each level of the
+/// plan (present or built), in order.
+///
+/// # Errors
+/// A level that does not fit in `options.memory` ([`SolveError::Memory`], before
+/// any work on it), a present level file that is corrupt or of other rules, or a
+/// failure to write (a full disk) — in that case nothing partial is left as a level.
+pub fn build(
+    plan: &Plan,
+    options: &Options,
+    mut report: impl FnMut(&LevelReport),
+) -> Result<(), SolveError> {
+    let rules = plan.rules;
+    let index = Index::for_pits(rules.pits());
+    if let Some(&max) = plan.levels.last() {
+        if max > awari_dbformat::MAX_SEEDS {
+            return Err(SolveError::Invalid(format!(
+                "{max} seeds is more than the {} supported",
+                awari_dbformat::MAX_SEEDS
+            )));
+        }
+    }
+    fs::create_dir_all(&options.dir).map_err(|source| SolveError::Io {
+        path: options.dir.clone(),
+        source,
+    })?;
+    let id = |seeds| LevelId { rules, seeds };
+    // A level is complete when its file and its statistics are present.
+    let complete = |seeds| {
+        let path = file::level_path(&options.dir, id(seeds));
+        path.exists() && stats_path(&path).exists()
+    };
+    // The highest level that needs work decides which lower levels are read.
+    let last_missing = plan.levels.iter().rev().find(|&&n| !complete(n)).copied();
+    let mut lower = LowerLevels::new(rules.pits());
+
+    for &seeds in &plan.levels {
+        let path = file::level_path(&options.dir, id(seeds));
+        let needed_later = last_missing.is_some_and(|m| seeds + 2 <= m);
+        if path.exists() {
+            let reader = LevelReader::open_expecting(&path, id(seeds))?;
+            let stats_file = stats_path(&path);
+            let mut values = None;
+            if needed_later || !stats_file.exists() {
+                values = Some(Arc::<[i8]>::from(reader.decode_all()?));
+            }
+            let level_report = match read_report(&stats_file) {
+                Some(r) => r,
+                None => {
+                    // The level was renamed into place but its statistics are missing.
+                    let v = values.as_ref().expect("decoded above");
+                    let r = make_report(
+                        rules,
+                        seeds,
+                        v,
+                        &lower,
+                        0.0,
+                        reader.file_bytes(),
+                        Vec::new(),
+                    );
+                    write_report(&stats_file, &r)?;
+                    r
+                }
+            };
+            if needed_later {
+                lower.insert(seeds, values.expect("decoded above"));
+            }
+            report(&LevelReport {
+                status: "present".into(),
+                ..level_report
+            });
+            continue;
+        }
+
+        // Solve.
+        let boards = index.level_size(seeds);
+        check_memory(seeds, boards, &lower, options.memory)?;
+        let started = Instant::now();
+        let bar = progress_bar(options.progress, seeds, boards);
+        let solved = retro::solve_level(rules, seeds, &lower, &bar);
+        bar.set_message("writing");
+        let values: Arc<[i8]> = solved.values.into();
+        // Statistics first, the level last: the level's rename marks it complete.
+        let counts_stored = stats::count_stored(&values);
+        let counts_all = stats::count_all(rules, seeds, &values, &lower, &counts_stored);
+        let tmp_report = LevelReport {
+            counts_stored,
+            counts_all,
+            ..make_report_shell(rules, seeds, boards, solved.stages)
+        };
+        let written = file::write_level(&options.dir, id(seeds), &values, options.write)?;
+        let seconds = started.elapsed().as_secs_f64();
+        bar.finish_and_clear();
+        let file_bytes = fs::metadata(&written).map(|m| m.len()).unwrap_or(0);
+        let level_report = LevelReport {
+            seconds,
+            boards_per_second: boards as f64 / seconds.max(1e-9),
+            peak_memory_bytes: peak_resident().unwrap_or(0),
+            file_bytes,
+            ..tmp_report
+        };
+        write_report(&stats_path(&written), &level_report)?;
+        report(&level_report);
+        if last_missing.is_some_and(|m| seeds + 2 <= m) {
+            lower.insert(seeds, values);
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a level up front when its state and the lower levels exceed the budget.
+fn check_memory(
+    seeds: u32,
+    boards: u64,
+    lower: &LowerLevels,
+    budget: u64,
+) -> Result<(), SolveError> {
+    // The solver state, plus the lower levels, plus the finished values while the
+    // level file is written (the state is freed by then, so 1.5 covers both).
+    let state = (boards as f64 * STATE_BYTES_PER_BOARD) as u64;
+    let needed = state + lower.bytes();
+    if needed > budget {
+        return Err(SolveError::Memory {
+            seeds,
+            boards,
+            state_bytes: STATE_BYTES_PER_BOARD,
+            lower: format_size(lower.bytes()),
+            needed: format_size(needed),
+            budget: format_size(budget),
+        });
+    }
+    Ok(())
+}
+
+fn make_report_shell(rules: Rules, seeds: u32, boards: u64, stages: Vec<Stage>) -> LevelReport {
+    LevelReport {
+        rules: rules.set().name().to_string(),
+        pits: rules.pits(),
+        seeds,
+        boards,
+        seconds: 0.0,
+        boards_per_second: 0.0,
+        peak_memory_bytes: 0,
+        state_bytes_per_board: STATE_BYTES_PER_BOARD,
+        file_bytes: 0,
+        status: "built".into(),
+        counts_stored: Default::default(),
+        counts_all: Default::default(),
+        stages,
+    }
+}
+
+fn make_report(
+    rules: Rules,
+    seeds: u32,
+    values: &[i8],
+    lower: &LowerLevels,
+    seconds: f64,
+    file_bytes: u64,
+    stages: Vec<Stage>,
+) -> LevelReport {
+    let counts_stored = stats::count_stored(values);
+    let counts_all = stats::count_all(rules, seeds, values, lower, &counts_stored);
+    LevelReport {
+        seconds,
+        file_bytes,
+        counts_stored,
+        counts_all,
+        ..make_report_shell(rules, seeds, values.len() as u64, stages)
+    }
+}
+
+fn read_report(path: &Path) -> Option<LevelReport> {
+    let text = fs::read_to_string(path).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Writes a report as JSON to a temporary name, then renames it into place.
+fn write_report(path: &Path, report: &LevelReport) -> Result<(), SolveError> {
+    let tmp = path.with_extension("json.tmp");
+    let text = serde_json::to_string_pretty(report).expect("a report serialises");
+    let io = |source| SolveError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    fs::write(&tmp, text + "\n").map_err(io)?;
+    fs::rename(&tmp, path).map_err(io)
+}
+
+fn progress_bar(show: bool, seeds: u32, boards: u64) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    // One unit per board initialised and one per board decided; boards that end
+    // as draws are never "decided", so the bar may finish early.
+    let bar = ProgressBar::with_draw_target(Some(2 * boards), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "level {prefix:>2} [{elapsed_precise}] {bar:30} {percent:>3}% {per_sec:>14} ETA {eta:<4} {msg}",
+        )
+        .expect("a valid template"),
+    );
+    bar.set_prefix(seeds.to_string());
+    bar
+}

@@ -1,0 +1,41 @@
+//! The one error type of the solver crate.
+
+use std::path::PathBuf;
+
+/// What can stop a build.
+#[derive(Debug, thiserror::Error)]
+pub enum SolveError {
+    /// A database file could not be read or written, or is not sound.
+    #[error(transparent)]
+    Db(#[from] awari_dbformat::Error),
+    /// A file other than a level (a statistics file, the directory) failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A level does not fit in the memory budget.
+    #[error(
+        "level {seeds} needs about {needed} of memory ({boards} boards x {state_bytes} bytes of solver state, plus {lower} for the lower levels it reads), but the budget is {budget}; raise --memory or use a machine with more memory"
+    )]
+    Memory {
+        /// The level.
+        seeds: u32,
+        /// Its boards.
+        boards: u64,
+        /// Bytes of state per board.
+        state_bytes: f64,
+        /// What the lower levels take, formatted.
+        lower: String,
+        /// The total needed, formatted.
+        needed: String,
+        /// The budget, formatted.
+        budget: String,
+    },
+    /// A request that makes no sense (for example, more seeds than supported).
+    #[error("{0}")]
+    Invalid(String),
+}

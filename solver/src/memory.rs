@@ -1,0 +1,88 @@
+//! The memory budget: sizes written by people, and what the machine has.
+
+use crate::error::SolveError;
+
+/// Reads a size such as `512M`, `20G`, `20GiB`, `1.5T` or a plain number of bytes.
+/// Suffixes are binary (K = 1024).
+///
+/// # Errors
+/// [`SolveError::Invalid`] when the text is not a size.
+pub fn parse_size(text: &str) -> Result<u64, SolveError> {
+    let t = text.trim();
+    let bad = || {
+        SolveError::Invalid(format!(
+            "{text:?} is not a size; write e.g. 512M, 20G or 20GiB"
+        ))
+    };
+    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let number: f64 = number.trim().parse().map_err(|_| bad())?;
+    let unit = unit.trim().to_ascii_uppercase();
+    let shift = match unit.trim_end_matches("IB").trim_end_matches('B') {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(bad()),
+    };
+    if !(number.is_finite() && number >= 0.0) {
+        return Err(bad());
+    }
+    Ok((number * (1u64 << shift) as f64) as u64)
+}
+
+/// A size for people: `1.5 GiB`.
+pub fn format_size(bytes: u64) -> String {
+    let units = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < units.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{value:.1} {}", units[unit])
+    }
+}
+
+/// The memory this machine has available now (`MemAvailable` of /proc/meminfo),
+/// or `None` where that cannot be read.
+pub fn available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The default budget: 85% of the available memory (8 GiB where unknown).
+pub fn default_budget() -> u64 {
+    available().map_or(8 << 30, |a| a / 100 * 85)
+}
+
+/// The peak resident memory of this process so far (`VmHWM`), if known.
+pub fn peak_resident() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_and_print() {
+        assert_eq!(parse_size("512M").unwrap(), 512 << 20);
+        assert_eq!(parse_size("20GiB").unwrap(), 20 << 30);
+        assert_eq!(parse_size("1.5g").unwrap(), 3 << 29);
+        assert_eq!(parse_size("1000").unwrap(), 1000);
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("-1G").is_err());
+        assert_eq!(format_size(3 << 29), "1.5 GiB");
+        assert_eq!(format_size(10), "10 bytes");
+    }
+}

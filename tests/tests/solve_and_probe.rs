@@ -1,0 +1,389 @@
+//! End-to-end: build a database with `awari-solve`, then question and verify it
+//! with `awari-probe`, as a user would.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use awari_dbformat::{Board, Rules};
+use awari_tests::{binary, ok_stdout, run, run_with_input, scratch};
+use serde_json::Value;
+
+/// The build every test shares: levels 0..=18 of the 6-pit game, awari rules,
+/// and the JSON lines `awari-solve --json` printed.
+fn db18() -> &'static (PathBuf, Vec<Value>) {
+    static DB: OnceLock<(PathBuf, Vec<Value>)> = OnceLock::new();
+    DB.get_or_init(|| {
+        let dir = scratch("db18");
+        let out = ok_stdout(&run(
+            "awari-solve",
+            &["--db", dir.to_str().unwrap(), "--max-seeds", "18", "--json"],
+        ));
+        let lines = out
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a JSON line"))
+            .collect();
+        (dir, lines)
+    })
+}
+
+fn db() -> &'static str {
+    db18().0.to_str().unwrap()
+}
+
+fn score_json(board: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["score", board, "--db", db(), "--json"];
+    args.extend_from_slice(extra);
+    serde_json::from_str(&ok_stdout(&run("awari-probe", &args))).unwrap()
+}
+
+/// The level files (`*.awl`) of a directory, by file name.
+fn level_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "awl"))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn build_prints_one_json_line_per_level_matching_lincke() {
+    // Lincke 2002, Appendix B (shared/data/lincke_counts.txt): counts over all boards.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/data/lincke_counts.txt"
+    ))
+    .expect("shared/data/lincke_counts.txt beside the checkout");
+    let lines = &db18().1;
+    assert_eq!(lines.len(), 19);
+    for (n, line) in lines.iter().enumerate() {
+        assert_eq!(line["seeds"], n);
+        for field in ["boards", "seconds", "counts_stored", "counts_all"] {
+            assert!(!line[field].is_null(), "level {n} lacks {field}");
+        }
+    }
+    for row in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let mut words = row.split_whitespace();
+        let n: usize = words.next().unwrap().parse().unwrap();
+        let want: BTreeMap<String, u64> = words
+            .map(|w| {
+                let (v, c) = w.split_once(':').unwrap();
+                (v.to_string(), c.parse().unwrap())
+            })
+            .collect();
+        let got: BTreeMap<String, u64> =
+            serde_json::from_value(lines[n]["counts_all"].clone()).unwrap();
+        assert_eq!(got, want, "level {n}");
+    }
+}
+
+#[test]
+fn published_positions_through_score() {
+    // README of the 2024 Romein–Bal database publication.
+    let v = score_json("1 1 1 1 1 2 / 4 2 3 0 0 0", &[]);
+    assert_eq!(v["seeds"], 16);
+    assert_eq!(v["value"], 0);
+    assert_eq!(v["result"], "draw");
+    let values: Vec<i64> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["value"].as_i64().unwrap())
+        .collect();
+    assert_eq!(values, [-1, -1, -2, -2, -2, 0]);
+    let f = &v["moves"][5];
+    assert_eq!(
+        (
+            f["pit"].as_u64(),
+            f["captured"].as_u64(),
+            f["best"].as_bool()
+        ),
+        (Some(5), Some(3), Some(true))
+    );
+    assert_eq!(v["best"], serde_json::json!([5]));
+
+    // Lincke, Fig. A.2: value -2; E captures 5 (worth -2), F is worth -6; C is illegal.
+    let v = score_json("0 0 6 0 3 5 / 2 1 1 0 0 0", &["--captured", "13,17"]);
+    assert_eq!(v["value"], -2);
+    let moves: Vec<(u64, u64, i64)> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["pit"].as_u64().unwrap(),
+                m["captured"].as_u64().unwrap(),
+                m["value"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(moves, [(4, 5, -2), (5, 0, -6)]);
+    // 13 - 17 - 2 < 0: a loss; with 17-13 already captured it would be a win.
+    assert_eq!(v["result"], "loss");
+    assert_eq!(
+        score_json("0 0 6 0 3 5 / 2 1 1 0 0 0", &["--captured", "17,13"])["result"],
+        "win"
+    );
+}
+
+#[test]
+fn principal_variations_are_legal_and_keep_the_value() {
+    let rules = Rules::default();
+    let boards = [
+        "1 1 1 1 1 2 / 4 2 3 0 0 0",
+        "0 0 6 0 3 5 / 2 1 1 0 0 0",
+        "1 1 1 1 1 1 / 1 1 1 1 1 1",
+        "3 0 2 4 1 0 / 0 2 1 3 0 2",
+        "0 5 0 0 6 1 / 1 0 0 2 0 0",
+    ];
+    for text in boards {
+        let root = score_json(text, &[]);
+        let mut board: Board = text.parse().unwrap();
+        let (mut mine, mut theirs, mut root_to_move) = (0i64, 0i64, true);
+        for pit in root["pv"].as_array().unwrap() {
+            let m = rules
+                .play(&board, pit.as_u64().unwrap() as usize)
+                .expect("a legal move in the pv");
+            if root_to_move {
+                mine += i64::from(m.captured);
+            } else {
+                theirs += i64::from(m.captured);
+            }
+            if m.turn == awari_dbformat::Turn::Passes {
+                root_to_move = !root_to_move;
+            }
+            board = m.child;
+        }
+        let last = score_json(&board.to_notation(), &[])["value"]
+            .as_i64()
+            .unwrap();
+        let last_for_root = if root_to_move { last } else { -last };
+        assert_eq!(
+            root["value"].as_i64().unwrap(),
+            mine - theirs + last_for_root,
+            "{text}: pv {} ends at {board} ({})",
+            root["pv"],
+            root["pv_end"]
+        );
+    }
+}
+
+#[test]
+fn batch_answers_in_order_and_survives_a_bad_line() {
+    let input = "1 1 1 1 1 2 / 4 2 3 0 0 0\n# a comment\n1 2 x\n0 0 6 0 3 5 / 2 1 1 0 0 0 ; 13 17\n1 1 1 1 1 1 / 1 1 1 1 1 1\n";
+    let out = ok_stdout(&run_with_input(
+        "awari-probe",
+        &["batch", "--db", db()],
+        input,
+    ));
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["value"], 0);
+    assert_eq!(lines[0]["line"], 1);
+    assert!(lines[1]["error"].as_str().unwrap().contains("not a number"));
+    assert_eq!(lines[1]["line"], 3);
+    assert_eq!(lines[2]["value"], -2);
+    assert_eq!(lines[2]["result"], "loss");
+    assert!(
+        lines[3]["value"].is_i64(),
+        "a start position is valued by one ply"
+    );
+}
+
+#[test]
+fn a_board_beyond_the_database_names_the_missing_level() {
+    let out = run(
+        "awari-probe",
+        &["score", "4 4 4 4 4 0 / 0 0 0 0 0 0", "--db", db()],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("level 20") && err.contains("awari-solve"),
+        "{err}"
+    );
+}
+
+#[test]
+fn verify_passes_then_finds_a_corrupted_value() {
+    let out = ok_stdout(&run(
+        "awari-probe",
+        &["verify", "--db", db(), "--levels", "0..14", "--json"],
+    ));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["mismatches"], serde_json::json!([]));
+
+    // Copy the levels, change one value of level 12 through export / edit / import
+    // (so every checksum is right), and verify again.
+    let dir = scratch("corrupt");
+    for (name, bytes) in level_files(&db18().0) {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    let raw = dir.join("scores.12");
+    ok_stdout(&run(
+        "awari-probe",
+        &["export", "--db", d, "--seeds", "12", raw.to_str().unwrap()],
+    ));
+    let mut bytes = std::fs::read(&raw).unwrap();
+    let target = 777_777usize;
+    bytes[target] = if bytes[target] == 0 { 2 } else { 0 };
+    std::fs::write(&raw, &bytes).unwrap();
+    ok_stdout(&run(
+        "awari-probe",
+        &["import", "--db", d, "--seeds", "12", raw.to_str().unwrap()],
+    ));
+
+    let out = run(
+        "awari-probe",
+        &["verify", "--db", d, "--levels", "12", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ok"], false);
+    let bad: Vec<(u64, u64)> = v["mismatches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["seeds"].as_u64().unwrap(), m["index"].as_u64().unwrap()))
+        .collect();
+    // The changed board is reported first; its parents may disagree with it too.
+    assert!(bad.contains(&(12, target as u64)), "{bad:?}");
+    let m = v["mismatches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["index"] == target)
+        .unwrap();
+    assert_eq!(
+        m["stored"].as_i64().unwrap(),
+        i64::from(bytes[target] as i8)
+    );
+    assert_ne!(m["derived"], m["stored"]);
+}
+
+#[test]
+fn verify_settles_the_one_seed_game() {
+    let out = ok_stdout(&run(
+        "awari-probe",
+        &["verify", "--db", db(), "--start", "1", "--json"],
+    ));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["ok"], true);
+    assert!(v["value"].is_i64());
+    assert!(["draw", "the first player wins", "the second player wins"]
+        .iter()
+        .any(|w| v["verdict"].as_str().unwrap().starts_with(w)));
+    assert_eq!(v["moves"].as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn one_and_two_threads_write_identical_files() {
+    let dir = scratch("threads1");
+    ok_stdout(&run(
+        "awari-solve",
+        &[
+            "--db",
+            dir.to_str().unwrap(),
+            "--max-seeds",
+            "14",
+            "--threads",
+            "1",
+            "--json",
+        ],
+    ));
+    let one = level_files(&dir);
+    let two = level_files(&db18().0);
+    assert_eq!(one.len(), 15);
+    for (name, bytes) in &one {
+        assert!(
+            two[name] == *bytes,
+            "{name} differs between 1 and 2 threads"
+        );
+    }
+}
+
+#[test]
+fn a_level_that_does_not_fit_is_refused_up_front() {
+    let dir = scratch("memory");
+    let out = run(
+        "awari-solve",
+        &[
+            "--db",
+            dir.to_str().unwrap(),
+            "--max-seeds",
+            "14",
+            "--memory",
+            "1M",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("needs about") && err.contains("--memory"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_killed_build_resumes_to_identical_files() {
+    let dir = scratch("resume");
+    let d = dir.to_str().unwrap();
+    let mut child = std::process::Command::new(binary("awari-solve"))
+        .args(["--db", d, "--max-seeds", "16", "--json"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until level 15 is complete, then kill -9 in the middle of level 16.
+    let started = Instant::now();
+    let level15_stats = || {
+        std::fs::read_dir(&dir).unwrap().any(|e| {
+            e.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .contains("n15.stats.json")
+        })
+    };
+    while !level15_stats() {
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "level 15 never appeared"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the build ended early");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let partial = level_files(&dir);
+    assert!(
+        partial.keys().all(|name| !name.contains("n16")),
+        "no partial level may stand as a level"
+    );
+
+    ok_stdout(&run(
+        "awari-solve",
+        &["--db", d, "--max-seeds", "16", "--json"],
+    ));
+    let resumed = level_files(&dir);
+    let reference = level_files(&db18().0);
+    assert_eq!(resumed.len(), 17);
+    for (name, bytes) in &resumed {
+        assert!(reference[name] == *bytes, "{name} differs after resuming");
+    }
+}
