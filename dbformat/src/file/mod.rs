@@ -1,1 +1,190 @@
-//! The level file format (see issue 3): to be written.
+//! The level file format: one file per level (seed count), rule set and board
+//! size, holding the value of every stored board of the level in index order,
+//! in independently compressed and checksummed blocks.
+//!
+//! - [`LevelWriter`] (streaming) and [`write_level`] write a file under a
+//!   temporary name and rename it when complete.
+//! - [`LevelReader`] memory-maps a file, validates it, answers single lookups
+//!   ([`LevelReader::get`], one block decompressed per miss, a small cache of
+//!   decoded blocks) and decodes whole levels ([`LevelReader::decode_all`]).
+//! - [`scan_dir`] lists the level files of a database directory.
+//!
+//! # File names
+//! `<rule set>-p<pits per side>-n<seeds>.awl`, e.g. `awari-p6-n16.awl` or
+//! `grand-slam-captures-p4-n9.awl`, so one directory can hold several rule sets
+//! and board sizes. A file being written is called `<name>.partial`.
+//!
+//! # Byte layout (format version 1)
+//! All integers are little-endian. CRC-32 is the IEEE polynomial (crc32fast).
+//!
+//! | offset | size | meaning |
+//! |-------:|-----:|---------|
+//! | 0 | 8 | magic `AWARILVL` |
+//! | 8 | 2 | format version, 1 |
+//! | 10 | 2 | header length, 128 |
+//! | 12 | 1 | rule set code ([`crate::RuleSet::code`]: 0 awari, 1 abapa, 2 grand-slam-captures, 3 grand-slam-replay) |
+//! | 13 | 1 | pits per side, 2..=8 |
+//! | 14 | 1 | value encoding: 0 raw, 1 context-rank ([`Encoding`]) |
+//! | 15 | 1 | compression: 1 zstd (every block is one zstd frame) |
+//! | 16 | 4 | seeds on each board of the level |
+//! | 20 | 4 | boards per block B, 1..=2^20 |
+//! | 24 | 8 | boards N in the level (must equal the index's level size) |
+//! | 32 | 8 | blocks K = ceil(N / B) |
+//! | 40 | 8 | model length M (0 for raw) |
+//! | 48 | 8 | offset of the offset table, 128 + M |
+//! | 56 | 8 | offset of the first block, 128 + M + 12K + 8 |
+//! | 64 | 8 | file length |
+//! | 72 | 4 | zstd level used (informational) |
+//! | 76 | 4 | CRC-32 of the model section |
+//! | 80 | 4 | CRC-32 of the offset table |
+//! | 84 | 4 | CRC-32 of every byte after the header (model, table, blocks) |
+//! | 88 | 36 | reserved, zero |
+//! | 124 | 4 | CRC-32 of header bytes 0..124 |
+//! | 128 | M | model section (context-rank: `u32` length + zstd frame of the orders, see [`Model::to_bytes`]) |
+//! | 128+M | 8(K+1) | block offsets: K+1 `u64` file offsets; block i spans `[off[i], off[i+1])`, `off[K]` = file length |
+//! | … | 4K | CRC-32 of each block's compressed bytes |
+//! | … | … | K blocks: zstd frames of the encoded values (B bytes each, the last N − (K−1)B) |
+//!
+//! A block decodes to one byte per board. With encoding `raw` the byte is the
+//! value as a signed byte, exactly the published `scores.n` layout. With
+//! `context-rank` it is the value's rank in the order chosen by the values of
+//! up to three earlier boards of the block ([`codec`]). A decoded value outside
+//! `-seeds..=seeds` makes the block corrupt.
+//!
+//! # What is checked, and when
+//! [`LevelReader::open`] checks the magic, version, header checksum, every
+//! header field against the others and against the index (board count, block
+//! count, offsets, file length), the model and table checksums, and that the
+//! block offsets increase and stay within the zstd bound of a block. Every
+//! block read checks its checksum, its decompressed size and its values.
+//! [`LevelReader::verify_checksums`] also checks the whole-file checksum.
+//! Corruption is reported as [`crate::Error::Corrupt`] naming the file; it
+//! never panics and never yields a value.
+//!
+//! # Measurements
+//! See `scripts/bench-format.sh` and the note of issue 3 for bits per board,
+//! write speed and lookup latency on levels 0..=24 of real data.
+
+pub mod codec;
+pub mod layout;
+mod reader;
+mod writer;
+mod zstd_ctx;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::index::Index;
+use crate::rules::{RuleSet, Rules};
+
+pub use codec::{Encoding, Model};
+pub use reader::LevelReader;
+pub use writer::{
+    spread_sample, temp_path, write_level, write_level_with, EncodingChoice, LevelWriter,
+    WriteOptions, TRAIN_BOARDS,
+};
+
+/// The file name extension of level files.
+pub const EXTENSION: &str = "awl";
+
+/// Which level a file holds: the rules (rule set and pits per side) and the
+/// number of seeds on every board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LevelId {
+    /// Rule set and pits per side.
+    pub rules: Rules,
+    /// Seeds on each board of the level.
+    pub seeds: u32,
+}
+
+impl LevelId {
+    /// The level of `seeds` seeds under `rules`.
+    pub fn new(rules: Rules, seeds: u32) -> LevelId {
+        LevelId { rules, seeds }
+    }
+
+    /// The file name of this level, e.g. `awari-p6-n16.awl`.
+    pub fn file_name(&self) -> String {
+        format!(
+            "{}-p{}-n{}.{EXTENSION}",
+            self.rules.set().name(),
+            self.rules.pits(),
+            self.seeds
+        )
+    }
+
+    /// The level a file name written by [`LevelId::file_name`] stands for, or
+    /// `None` for any other name (temporary files included).
+    pub fn from_file_name(name: &str) -> Option<LevelId> {
+        let stem = name.strip_suffix(&format!(".{EXTENSION}"))?;
+        let mut parts = stem.rsplitn(3, '-');
+        let seeds = parts.next()?.strip_prefix('n')?;
+        let pits = parts.next()?.strip_prefix('p')?;
+        let set: RuleSet = parts.next()?.parse().ok()?;
+        // Only canonical numbers ("16", not "016" or "+16") name a level.
+        let seeds_n: u32 = seeds.parse().ok()?;
+        let pits_n: u8 = pits.parse().ok()?;
+        if seeds_n.to_string() != seeds || pits_n.to_string() != pits {
+            return None;
+        }
+        if seeds_n > crate::rules::MAX_SEEDS {
+            return None;
+        }
+        let rules = Rules::new(set, pits_n).ok()?;
+        Some(LevelId {
+            rules,
+            seeds: seeds_n,
+        })
+    }
+
+    /// The number of boards the level stores: `Index::for_pits(p).level_size(seeds)`.
+    pub fn boards(&self) -> u64 {
+        Index::for_pits(self.rules.pits()).level_size(self.seeds)
+    }
+
+    /// For messages: `awari, 6 pits per side, 16 seeds`.
+    pub fn describe(&self) -> String {
+        format!("{}, {} seeds", self.rules, self.seeds)
+    }
+}
+
+impl fmt::Display for LevelId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+/// The path of level `id`'s file in database directory `dir`.
+pub fn level_path(dir: &Path, id: LevelId) -> PathBuf {
+    dir.join(id.file_name())
+}
+
+/// The level files in `dir`, identified by name (temporary files and other
+/// files are ignored; the files are not opened), sorted by rule set, pits per
+/// side and seeds.
+///
+/// # Errors
+/// [`Error::Io`] naming `dir` when it cannot be read.
+pub fn scan_dir(dir: &Path) -> Result<Vec<(LevelId, PathBuf)>> {
+    let io = |source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let name = entry.file_name();
+        let Some(id) = name.to_str().and_then(LevelId::from_file_name) else {
+            continue;
+        };
+        if entry.path().is_file() {
+            out.push((id, entry.path()));
+        }
+    }
+    out.sort_by_key(|(id, _)| (id.rules.set(), id.rules.pits(), id.seeds));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,12 +1,183 @@
-//! `awari-probe export` (issue 3): to be written.
+//! `awari-probe export`: a level in the published Romein–Bal layout.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use awari_dbformat::file::{level_path, LevelId, LevelReader};
+use awari_dbformat::{RuleSet, Rules};
 
 use super::CmdResult;
 
-/// To be written (issue 3).
-#[derive(clap::Args)]
-pub struct Args {}
+/// Boards decoded and written per step (memory stays small for any level).
+const CHUNK: usize = 1 << 22;
 
-/// To be written (issue 3).
-pub fn run(_args: Args) -> CmdResult {
-    Err("not written yet".into())
+/// Write one level as the published databases do (`scores.N`): one signed
+/// byte per board, in index order, nothing else.
+///
+/// Example: awari-probe export --seeds 16 scores.16 --db db
+#[derive(clap::Args)]
+pub struct Args {
+    /// The level: seeds on the board.
+    #[arg(long)]
+    pub seeds: u32,
+    /// The file to write (replaced if it exists).
+    pub out: PathBuf,
+    /// The database directory.
+    #[arg(long, default_value = "db")]
+    pub db: PathBuf,
+    /// The rule set of the level.
+    #[arg(long, default_value = "awari")]
+    pub rules: RuleSet,
+    /// Pits per side.
+    #[arg(long, default_value_t = 6)]
+    pub pits: u8,
+    /// Print one JSON object: seeds, boards, bytes, path.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Writes the file; see [`Args`].
+pub fn run(args: Args) -> CmdResult {
+    let id = LevelId::new(Rules::new(args.rules, args.pits)?, args.seeds);
+    let reader = LevelReader::open_expecting(&level_path(&args.db, id), id)?;
+    export(&reader, &args.out)?;
+    if args.json {
+        let out = serde_json::json!({
+            "seeds": id.seeds,
+            "boards": reader.boards(),
+            "bytes": reader.boards(),
+            "path": args.out.display().to_string(),
+        });
+        println!("{out}");
+    } else {
+        println!(
+            "wrote {} ({} boards, one signed byte each) from {}",
+            args.out.display(),
+            reader.boards(),
+            reader.path().display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes every value of `reader`'s level to `out`, one signed byte per board,
+/// through a temporary file renamed at the end (removed on error).
+pub fn export(reader: &LevelReader, out: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let mut temp_name = out.as_os_str().to_owned();
+    temp_name.push(".partial");
+    let temp = PathBuf::from(temp_name);
+    let result = write_values(reader, &temp).and_then(|()| {
+        std::fs::rename(&temp, out).map_err(|e| format!("{}: {e}", out.display()).into())
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+fn write_values(reader: &LevelReader, path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let io = |e: std::io::Error| format!("{}: {e}", path.display());
+    let file = std::fs::File::create(path).map_err(io)?;
+    let mut file = std::io::BufWriter::with_capacity(1 << 20, file);
+    let boards = reader.boards();
+    let mut first = 0u64;
+    while first < boards {
+        let len = (boards - first).min(CHUNK as u64) as usize;
+        let values = reader.decode_range(first, len)?;
+        let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+        file.write_all(&bytes).map_err(io)?;
+        first += len as u64;
+    }
+    let file = file.into_inner().map_err(|e| io(e.into_error()))?;
+    file.sync_all().map_err(io)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::import;
+    use awari_dbformat::Index;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("awari-probe-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// Published-style bytes for a level: in range, with some structure.
+    fn scores(pits: u8, seeds: u32) -> Vec<u8> {
+        let n = seeds as i32;
+        Index::for_pits(pits)
+            .boards(seeds)
+            .enumerate()
+            .map(|(i, b)| {
+                let v = if i % 11 == 0 {
+                    -n
+                } else {
+                    i32::from(b.pit(1)) - i32::from(b.pit(pits as usize))
+                };
+                v.clamp(-n, n) as i8 as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn import_then_export_is_byte_identical() {
+        let dir = scratch("round-trip");
+        for (set, pits, seeds) in [
+            (RuleSet::Awari, 6, 9),
+            (RuleSet::Abapa, 4, 12),
+            (RuleSet::Awari, 6, 0),
+        ] {
+            let bytes = scores(pits, seeds);
+            let input = dir.join(format!("scores.{seeds}"));
+            std::fs::write(&input, &bytes).unwrap();
+            let db = dir.join("db");
+            std::fs::create_dir_all(&db).unwrap();
+            import::run(import::Args {
+                seeds,
+                file: input.clone(),
+                db: db.clone(),
+                rules: set,
+                pits,
+                json: true,
+            })
+            .unwrap();
+            let out = dir.join(format!("exported.{seeds}"));
+            run(Args {
+                seeds,
+                out: out.clone(),
+                db: db.clone(),
+                rules: set,
+                pits,
+                json: false,
+            })
+            .unwrap();
+            assert_eq!(
+                std::fs::read(&out).unwrap(),
+                bytes,
+                "{set} P={pits} n={seeds}"
+            );
+            assert!(!dir.join(format!("exported.{seeds}.partial")).exists());
+        }
+    }
+
+    #[test]
+    fn exporting_a_missing_level_names_the_file() {
+        let dir = scratch("missing");
+        let err = run(Args {
+            seeds: 5,
+            out: dir.join("scores.5"),
+            db: dir.clone(),
+            rules: RuleSet::Awari,
+            pits: 6,
+            json: false,
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("awari-p6-n5.awl"), "{err}");
+        assert!(!dir.join("scores.5").exists());
+    }
 }

@@ -1,12 +1,213 @@
-//! `awari-probe info` (issue 3): to be written.
+//! `awari-probe info`: the level files of a database directory.
 
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use awari_dbformat::file::{scan_dir, LevelId, LevelReader};
+
+use super::count::thousands;
 use super::CmdResult;
 
-/// To be written (issue 3).
+/// List the level files of a database: rule set, pits per side, seeds, boards,
+/// bytes, bits per board and value encoding; with --check, whether every
+/// checksum of each file holds (exit status 1 when any file fails to open or
+/// to check).
+///
+/// Example: awari-probe info --db db --check
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The database directory.
+    #[arg(long, default_value = "db")]
+    pub db: PathBuf,
+    /// Verify the whole-file and every block checksum (reads every byte).
+    #[arg(long)]
+    pub check: bool,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
 
-/// To be written (issue 3).
-pub fn run(_args: Args) -> CmdResult {
-    Err("not written yet".into())
+/// What is known about one level file.
+struct Row {
+    id: LevelId,
+    path: PathBuf,
+    /// The open reader, or the error opening it.
+    reader: Result<LevelReader, String>,
+    /// With --check: `Ok` or the first checksum that failed.
+    check: Option<Result<(), String>>,
+}
+
+impl Row {
+    fn ok(&self) -> bool {
+        self.reader.is_ok() && !matches!(self.check, Some(Err(_)))
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({
+            "rules": self.id.rules.set().name(),
+            "pits": self.id.rules.pits(),
+            "seeds": self.id.seeds,
+            "path": self.path.display().to_string(),
+        });
+        match &self.reader {
+            Ok(r) => {
+                v["boards"] = r.boards().into();
+                v["bytes"] = r.file_bytes().into();
+                v["bits_per_board"] = bits(r).into();
+                v["encoding"] = r.encoding_description().into();
+                v["block_boards"] = r.block_boards().into();
+                v["zstd_level"] = r.compression_level().into();
+            }
+            Err(e) => v["error"] = e.clone().into(),
+        }
+        if let Some(check) = &self.check {
+            v["checksums_ok"] = check.is_ok().into();
+            if let Err(e) = check {
+                v["error"] = e.clone().into();
+            }
+        }
+        v
+    }
+}
+
+fn bits(r: &LevelReader) -> f64 {
+    r.file_bytes() as f64 * 8.0 / r.boards().max(1) as f64
+}
+
+/// Prints the table; see [`Args`].
+pub fn run(args: Args) -> CmdResult {
+    let mut rows: Vec<Row> = scan_dir(&args.db)?
+        .into_iter()
+        .map(|(id, path)| {
+            let reader = LevelReader::open_expecting(&path, id).map_err(|e| e.to_string());
+            Row {
+                id,
+                path,
+                reader,
+                check: None,
+            }
+        })
+        .collect();
+    if args.check {
+        for row in &mut rows {
+            if let Ok(r) = &row.reader {
+                row.check = Some(r.verify_checksums().map_err(|e| e.to_string()));
+            }
+        }
+    }
+    let all_ok = rows.iter().all(Row::ok);
+    let readers: Vec<&LevelReader> = rows.iter().filter_map(|r| r.reader.as_ref().ok()).collect();
+    let boards: u64 = readers.iter().map(|r| r.boards()).sum();
+    let bytes: u64 = readers.iter().map(|r| r.file_bytes()).sum();
+    if args.json {
+        let out = serde_json::json!({
+            "db": args.db.display().to_string(),
+            "levels": rows.iter().map(Row::json).collect::<Vec<_>>(),
+            "boards": boards,
+            "bytes": bytes,
+            "bits_per_board": if boards > 0 { bytes as f64 * 8.0 / boards as f64 } else { 0.0 },
+            "checked": args.check,
+            "ok": all_ok,
+        });
+        println!("{out}");
+    } else if rows.is_empty() {
+        println!("no level files in {}", args.db.display());
+    } else {
+        println!(
+            "{:<20} {:>4} {:>5} {:>16} {:>14} {:>8}  {:<15}{}",
+            "rules",
+            "pits",
+            "seeds",
+            "boards",
+            "bytes",
+            "bits",
+            "encoding",
+            if args.check { " checksums" } else { "" }
+        );
+        for row in &rows {
+            let (set, pits, seeds) = (row.id.rules.set().name(), row.id.rules.pits(), row.id.seeds);
+            match &row.reader {
+                Ok(r) => {
+                    let check = match &row.check {
+                        None => String::new(),
+                        Some(Ok(())) => " ok".into(),
+                        Some(Err(e)) => format!(" FAILED: {e}"),
+                    };
+                    println!(
+                        "{set:<20} {pits:>4} {seeds:>5} {:>16} {:>14} {:>8.3}  {:<15}{check}",
+                        thousands(r.boards()),
+                        thousands(r.file_bytes()),
+                        bits(r),
+                        r.encoding_description(),
+                    );
+                }
+                Err(e) => println!("{set:<20} {pits:>4} {seeds:>5} unreadable: {e}"),
+            }
+        }
+        if boards > 0 {
+            println!(
+                "{} level files, {} boards, {} bytes, {:.3} bits per board",
+                rows.len(),
+                thousands(boards),
+                thousands(bytes),
+                bytes as f64 * 8.0 / boards as f64
+            );
+        }
+    }
+    Ok(if all_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use awari_dbformat::file::{write_level, WriteOptions};
+    use awari_dbformat::Rules;
+
+    #[test]
+    fn check_fails_on_a_damaged_file() {
+        let dir = std::env::temp_dir().join(format!("awari-probe-{}-info", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let args = |check| Args {
+            db: dir.clone(),
+            check,
+            json: true,
+        };
+        for seeds in 0..=5 {
+            let id = LevelId::new(Rules::default(), seeds);
+            write_level(
+                &dir,
+                id,
+                &vec![0; id.boards() as usize],
+                WriteOptions::default(),
+            )
+            .unwrap();
+        }
+        let ok = format!("{:?}", ExitCode::SUCCESS);
+        assert_eq!(format!("{:?}", run(args(true)).unwrap()), ok);
+        // Damage the last byte of level 5 (inside its last block).
+        let path = dir.join("awari-p6-n5.awl");
+        let mut bytes = std::fs::read(&path).unwrap();
+        *bytes.last_mut().unwrap() ^= 1;
+        std::fs::write(&path, bytes).unwrap();
+        assert_eq!(
+            format!("{:?}", run(args(false)).unwrap()),
+            ok,
+            "opening checks no block"
+        );
+        assert_eq!(
+            format!("{:?}", run(args(true)).unwrap()),
+            format!("{:?}", ExitCode::from(1))
+        );
+        assert!(run(Args {
+            db: dir.join("missing"),
+            check: false,
+            json: false
+        })
+        .is_err());
+    }
 }

@@ -1,0 +1,395 @@
+//! The fixed part of a level file: the 128-byte header and the block offset
+//! table, written and parsed without touching the compressed blocks.
+//!
+//! [`parse`] is the single entry point for untrusted bytes: it checks every
+//! header field and the whole offset table, so that the reader can index blocks
+//! afterwards without bounds surprises. It never panics, whatever the input.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::index::Index;
+use crate::rules::{RuleSet, Rules, MAX_PITS, MAX_SEEDS, MIN_PITS};
+
+use super::codec::Encoding;
+use super::LevelId;
+
+/// The first 8 bytes of every level file.
+pub const MAGIC: [u8; 8] = *b"AWARILVL";
+/// The format version this build writes and reads.
+pub const VERSION: u16 = 1;
+/// The length of the header in bytes.
+pub const HEADER_LEN: usize = 128;
+/// The most boards one block may hold.
+pub const MAX_BLOCK_BOARDS: u32 = 1 << 20;
+/// The compression code for zstd frames, the only one of version 1.
+pub const COMPRESSION_ZSTD: u8 = 1;
+/// Bytes per offset-table entry: a `u64` offset and a `u32` checksum.
+const ENTRY_LEN: u64 = 12;
+
+/// Every field of the header, decoded. See the byte table in [`super`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Rule set and pits per side.
+    pub rules: Rules,
+    /// Seeds on every board of the level.
+    pub seeds: u32,
+    /// How values are turned into block bytes before compression.
+    pub encoding: Encoding,
+    /// The compression code ([`COMPRESSION_ZSTD`]).
+    pub compression: u8,
+    /// The zstd level the writer used (informational).
+    pub compression_level: i32,
+    /// Boards per block (the last block may hold fewer).
+    pub block_boards: u32,
+    /// Boards in the level.
+    pub boards: u64,
+    /// Number of blocks: `ceil(boards / block_boards)`.
+    pub blocks: u64,
+    /// Length of the model section, which starts right after the header.
+    pub model_len: u64,
+    /// CRC-32 of the model section.
+    pub model_crc: u32,
+    /// CRC-32 of the offset table.
+    pub table_crc: u32,
+    /// CRC-32 of every byte after the header (model, table and blocks).
+    pub body_crc: u32,
+    /// Total length of the file.
+    pub file_len: u64,
+}
+
+impl Header {
+    /// The level this header describes.
+    pub fn id(&self) -> LevelId {
+        LevelId {
+            rules: self.rules,
+            seeds: self.seeds,
+        }
+    }
+
+    /// Where the offset table starts.
+    pub fn table_offset(&self) -> u64 {
+        HEADER_LEN as u64 + self.model_len
+    }
+
+    /// Where the first block starts (just after the offset table).
+    pub fn blocks_offset(&self) -> u64 {
+        self.table_offset() + table_len(self.blocks)
+    }
+
+    /// The 128 header bytes, with the header checksum in the last four.
+    pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
+        let mut b = [0u8; HEADER_LEN];
+        b[0..8].copy_from_slice(&MAGIC);
+        b[8..10].copy_from_slice(&VERSION.to_le_bytes());
+        b[10..12].copy_from_slice(&(HEADER_LEN as u16).to_le_bytes());
+        b[12] = self.rules.set().code();
+        b[13] = self.rules.pits();
+        b[14] = self.encoding.code();
+        b[15] = self.compression;
+        b[16..20].copy_from_slice(&self.seeds.to_le_bytes());
+        b[20..24].copy_from_slice(&self.block_boards.to_le_bytes());
+        b[24..32].copy_from_slice(&self.boards.to_le_bytes());
+        b[32..40].copy_from_slice(&self.blocks.to_le_bytes());
+        b[40..48].copy_from_slice(&self.model_len.to_le_bytes());
+        b[48..56].copy_from_slice(&self.table_offset().to_le_bytes());
+        b[56..64].copy_from_slice(&self.blocks_offset().to_le_bytes());
+        b[64..72].copy_from_slice(&self.file_len.to_le_bytes());
+        b[72..76].copy_from_slice(&self.compression_level.to_le_bytes());
+        b[76..80].copy_from_slice(&self.model_crc.to_le_bytes());
+        b[80..84].copy_from_slice(&self.table_crc.to_le_bytes());
+        b[84..88].copy_from_slice(&self.body_crc.to_le_bytes());
+        let crc = crc32fast::hash(&b[..HEADER_LEN - 4]);
+        b[HEADER_LEN - 4..].copy_from_slice(&crc.to_le_bytes());
+        b
+    }
+}
+
+/// Bytes of the offset table for `blocks` blocks: `blocks + 1` offsets and
+/// `blocks` checksums.
+pub fn table_len(blocks: u64) -> u64 {
+    blocks.saturating_mul(ENTRY_LEN).saturating_add(8)
+}
+
+/// The number of blocks of a level of `boards` boards.
+pub fn block_count(boards: u64, block_boards: u32) -> u64 {
+    boards.div_ceil(u64::from(block_boards.max(1)))
+}
+
+/// The most bytes a compressed block of `block_boards` boards may take: the
+/// zstd bound for that input. A larger block is corrupt by construction.
+pub fn max_block_bytes(block_boards: u32) -> u64 {
+    zstd::zstd_safe::compress_bound(block_boards as usize) as u64 + 64
+}
+
+/// A parsed and fully validated file: the header and where each block lies.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// The header.
+    pub header: Header,
+}
+
+impl Layout {
+    /// The byte range of block `block` (which the caller keeps below `blocks`),
+    /// read from the offset table in `file`. The table was validated by [`parse`],
+    /// so the range lies inside the file and the ranges are increasing.
+    pub fn block_range(&self, file: &[u8], block: u64) -> (usize, usize) {
+        let start = read_u64(file, self.header.table_offset() + 8 * block);
+        let end = read_u64(file, self.header.table_offset() + 8 * (block + 1));
+        (start as usize, end as usize)
+    }
+
+    /// The stored CRC-32 of block `block`'s compressed bytes.
+    pub fn block_crc(&self, file: &[u8], block: u64) -> u32 {
+        let at = self.header.table_offset() + 8 * (self.header.blocks + 1) + 4 * block;
+        let mut b = [0u8; 4];
+        b.copy_from_slice(&file[at as usize..at as usize + 4]);
+        u32::from_le_bytes(b)
+    }
+
+    /// The model section's bytes.
+    pub fn model<'a>(&self, file: &'a [u8]) -> &'a [u8] {
+        &file[HEADER_LEN..HEADER_LEN + self.header.model_len as usize]
+    }
+
+    /// Boards in block `block` (the last one may be short).
+    pub fn boards_in_block(&self, block: u64) -> usize {
+        let h = &self.header;
+        let start = block * u64::from(h.block_boards);
+        (h.boards - start).min(u64::from(h.block_boards)) as usize
+    }
+}
+
+fn read_u64(file: &[u8], at: u64) -> u64 {
+    let at = at as usize;
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&file[at..at + 8]);
+    u64::from_le_bytes(b)
+}
+
+fn le16(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+fn le32(b: &[u8], at: usize) -> u32 {
+    let mut x = [0u8; 4];
+    x.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(x)
+}
+
+fn le64(b: &[u8], at: usize) -> u64 {
+    let mut x = [0u8; 8];
+    x.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(x)
+}
+
+/// Parses and validates the header and the offset table of a whole level file
+/// (`file` is every byte of it, usually a memory map). The model section's
+/// checksum is checked too; the blocks are not read.
+///
+/// # Errors
+/// - [`Error::Corrupt`] naming `path` and the first field that is wrong: a file
+///   shorter than the header or than the header says, a wrong magic, a header,
+///   model or table checksum mismatch, an unknown rule set, board size or
+///   encoding, a board count that does not match the rules and seeds, offsets
+///   that are out of order or out of the file.
+/// - [`Error::Unsupported`] for another format version or header length.
+pub fn parse(file: &[u8], path: &Path) -> Result<Layout> {
+    let corrupt = |reason: String| Error::Corrupt {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let len = file.len() as u64;
+    if file.len() < HEADER_LEN {
+        return Err(corrupt(format!(
+            "truncated: {len} bytes, shorter than the {HEADER_LEN}-byte header"
+        )));
+    }
+    let b = &file[..HEADER_LEN];
+    if b[0..8] != MAGIC {
+        return Err(corrupt(format!(
+            "not a level file: magic is {:?}, expected {:?}",
+            String::from_utf8_lossy(&b[0..8]),
+            String::from_utf8_lossy(&MAGIC)
+        )));
+    }
+    let version = le16(b, 8);
+    if version != VERSION {
+        return Err(Error::Unsupported {
+            path: path.to_path_buf(),
+            reason: format!("format version {version}; this build reads version {VERSION}"),
+        });
+    }
+    let header_len = le16(b, 10);
+    if usize::from(header_len) != HEADER_LEN {
+        return Err(Error::Unsupported {
+            path: path.to_path_buf(),
+            reason: format!("header of {header_len} bytes; version {VERSION} has {HEADER_LEN}"),
+        });
+    }
+    let stored = le32(b, HEADER_LEN - 4);
+    let actual = crc32fast::hash(&b[..HEADER_LEN - 4]);
+    if stored != actual {
+        return Err(corrupt(format!(
+            "header checksum mismatch (stored {stored:08x}, computed {actual:08x})"
+        )));
+    }
+    let set = RuleSet::from_code(b[12])
+        .ok_or_else(|| corrupt(format!("unknown rule set code {}", b[12])))?;
+    let pits = b[13];
+    if !(MIN_PITS..=MAX_PITS).contains(&pits) {
+        return Err(corrupt(format!(
+            "{pits} pits per side; expected {MIN_PITS} to {MAX_PITS}"
+        )));
+    }
+    let rules = Rules::new(set, pits).map_err(|e| corrupt(e.to_string()))?;
+    let encoding = Encoding::from_code(b[14])
+        .ok_or_else(|| corrupt(format!("unknown value encoding code {}", b[14])))?;
+    let compression = b[15];
+    if compression != COMPRESSION_ZSTD {
+        return Err(corrupt(format!(
+            "unknown compression code {compression}; expected {COMPRESSION_ZSTD} (zstd)"
+        )));
+    }
+    let seeds = le32(b, 16);
+    if seeds > MAX_SEEDS {
+        return Err(corrupt(format!(
+            "{seeds} seeds; at most {MAX_SEEDS} are supported"
+        )));
+    }
+    let block_boards = le32(b, 20);
+    if !(1..=MAX_BLOCK_BOARDS).contains(&block_boards) {
+        return Err(corrupt(format!(
+            "{block_boards} boards per block; expected 1 to {MAX_BLOCK_BOARDS}"
+        )));
+    }
+    let boards = le64(b, 24);
+    let expected_boards = Index::for_pits(pits).level_size(seeds);
+    if boards != expected_boards {
+        return Err(corrupt(format!(
+            "header says {boards} boards, but level {seeds} with {pits} pits per side has {expected_boards}"
+        )));
+    }
+    let blocks = le64(b, 32);
+    if blocks != block_count(boards, block_boards) {
+        return Err(corrupt(format!(
+            "header says {blocks} blocks, but {boards} boards in blocks of {block_boards} make {}",
+            block_count(boards, block_boards)
+        )));
+    }
+    let model_len = le64(b, 40);
+    let table_offset = le64(b, 48);
+    let blocks_offset = le64(b, 56);
+    let file_len = le64(b, 64);
+    if file_len != len {
+        return Err(corrupt(if len < file_len {
+            format!("truncated: header says {file_len} bytes, the file has {len}")
+        } else {
+            format!(
+                "{} bytes too many: header says {file_len} bytes, the file has {len}",
+                len - file_len
+            )
+        }));
+    }
+    if model_len > len || table_offset != HEADER_LEN as u64 + model_len {
+        return Err(corrupt(format!(
+            "model section of {model_len} bytes and table offset {table_offset} do not fit a {len}-byte file"
+        )));
+    }
+    let tlen = table_len(blocks);
+    if blocks_offset != table_offset.saturating_add(tlen) || blocks_offset > len {
+        return Err(corrupt(format!(
+            "offset table at {table_offset} of {tlen} bytes and blocks at {blocks_offset} do not fit a {len}-byte file"
+        )));
+    }
+    if b[88..HEADER_LEN - 4].iter().any(|&x| x != 0) {
+        return Err(corrupt("reserved header bytes 88..124 are not zero".into()));
+    }
+    let header = Header {
+        rules,
+        seeds,
+        encoding,
+        compression,
+        compression_level: le32(b, 72) as i32,
+        block_boards,
+        boards,
+        blocks,
+        model_len,
+        model_crc: le32(b, 76),
+        table_crc: le32(b, 80),
+        body_crc: le32(b, 84),
+        file_len,
+    };
+
+    let model = &file[HEADER_LEN..table_offset as usize];
+    let model_crc = crc32fast::hash(model);
+    if model_crc != header.model_crc {
+        return Err(corrupt(format!(
+            "model section checksum mismatch (stored {:08x}, computed {model_crc:08x})",
+            header.model_crc
+        )));
+    }
+    let table = &file[table_offset as usize..blocks_offset as usize];
+    let table_crc = crc32fast::hash(table);
+    if table_crc != header.table_crc {
+        return Err(corrupt(format!(
+            "offset table checksum mismatch (stored {:08x}, computed {table_crc:08x})",
+            header.table_crc
+        )));
+    }
+    let max_block = max_block_bytes(block_boards);
+    let mut previous = blocks_offset;
+    for i in 0..=blocks {
+        let at = table_offset + 8 * i;
+        let offset = read_u64(file, at);
+        let expected_first = i == 0 && offset != blocks_offset;
+        let expected_last = i == blocks && offset != len;
+        if expected_first || expected_last {
+            return Err(corrupt(format!(
+                "offset table entry {i} is {offset}, expected {}",
+                if i == 0 { blocks_offset } else { len }
+            )));
+        }
+        if i > 0 {
+            if offset <= previous {
+                return Err(corrupt(format!(
+                    "offset table entry {i} ({offset}) is not after entry {} ({previous})",
+                    i - 1
+                )));
+            }
+            if offset - previous > max_block {
+                return Err(corrupt(format!(
+                    "block {} takes {} bytes, more than {max_block} possible for {block_boards} boards",
+                    i - 1,
+                    offset - previous
+                )));
+            }
+        }
+        previous = offset;
+    }
+    Ok(Layout { header })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_sizes() {
+        assert_eq!(table_len(0), 8);
+        assert_eq!(table_len(3), 44);
+        assert_eq!(block_count(0, 4096), 0);
+        assert_eq!(block_count(4096, 4096), 1);
+        assert_eq!(block_count(4097, 4096), 2);
+    }
+
+    #[test]
+    fn short_or_foreign_bytes_are_corrupt() {
+        let path = Path::new("x.awl");
+        assert!(matches!(parse(b"", path), Err(Error::Corrupt { .. })));
+        let mut junk = vec![0u8; 200];
+        junk[..8].copy_from_slice(b"NOTLEVEL");
+        let err = parse(&junk, path).unwrap_err();
+        assert!(err.to_string().contains("magic"), "{err}");
+    }
+}

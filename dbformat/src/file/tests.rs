@@ -1,0 +1,279 @@
+//! Unit tests of the level file format: round trips, naming, the writer's
+//! checks and clean-up. Corruption is tested in `tests/file_corruption.rs`.
+
+use std::path::PathBuf;
+
+use super::*;
+use crate::rules::{RuleSet, Rules};
+use crate::score::Score;
+
+/// A fresh empty directory under the system temp dir.
+pub(crate) fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("awari-file-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn id(set: RuleSet, pits: u8, seeds: u32) -> LevelId {
+    LevelId::new(Rules::new(set, pits).unwrap(), seeds)
+}
+
+/// Values in range that look a little like real ones: mostly small, often
+/// equal to a neighbour, with some extremes.
+fn values(id: LevelId) -> Vec<i8> {
+    let n = id.seeds as i64;
+    Index::for_pits(id.rules.pits())
+        .boards(id.seeds)
+        .enumerate()
+        .map(|(i, b)| {
+            let x = i as i64 * 2_654_435_761 % 97;
+            let v = if x < 10 {
+                n
+            } else if x < 15 {
+                -n
+            } else {
+                (i64::from(b.pit(0)) - i64::from(b.pit(3))).clamp(-n, n)
+            };
+            v as i8
+        })
+        .collect()
+}
+
+fn small_options() -> WriteOptions {
+    WriteOptions {
+        block_boards: 100,
+        zstd_level: 3,
+    }
+}
+
+#[test]
+fn file_names_round_trip() {
+    for set in RuleSet::ALL {
+        for pits in [2u8, 6, 8] {
+            for seeds in [0u32, 16, 48] {
+                let level = id(set, pits, seeds);
+                let name = level.file_name();
+                assert_eq!(LevelId::from_file_name(&name), Some(level), "{name}");
+            }
+        }
+    }
+    assert_eq!(id(RuleSet::Awari, 6, 16).file_name(), "awari-p6-n16.awl");
+    assert_eq!(
+        id(RuleSet::GrandSlamCaptures, 4, 9).file_name(),
+        "grand-slam-captures-p4-n9.awl"
+    );
+    for bad in [
+        "awari-p6-n16.awl.partial",
+        "awari-p6-n16",
+        "awari-p6-n016.awl",
+        "awari-p9-n16.awl",
+        "oware-p6-n16.awl",
+        "awari-p6-n99.awl",
+        "awari-n16-p6.awl",
+        "scores.16",
+    ] {
+        assert_eq!(LevelId::from_file_name(bad), None, "{bad}");
+    }
+}
+
+#[test]
+fn boards_match_the_index() {
+    assert_eq!(id(RuleSet::Awari, 6, 16).boards(), 12_685_179);
+    assert_eq!(id(RuleSet::Awari, 6, 1).boards(), 12);
+}
+
+#[test]
+fn write_then_read_every_encoding() {
+    let dir = scratch_dir("round-trip");
+    for (level, choice) in [
+        (id(RuleSet::Awari, 6, 7), EncodingChoice::Raw),
+        (id(RuleSet::Awari, 6, 7), EncodingChoice::ContextRank(1)),
+        (id(RuleSet::Abapa, 6, 7), EncodingChoice::ContextRank(3)),
+        (id(RuleSet::Awari, 6, 8), EncodingChoice::Auto),
+        (id(RuleSet::Awari, 3, 9), EncodingChoice::ContextRank(3)),
+        (id(RuleSet::Awari, 2, 5), EncodingChoice::Auto),
+        (id(RuleSet::Awari, 6, 0), EncodingChoice::Auto),
+    ] {
+        let v = values(level);
+        let path = write_level_with(&dir, level, &v, small_options(), choice).unwrap();
+        assert_eq!(path, level_path(&dir, level));
+        let reader = LevelReader::open_expecting(&path, level).unwrap();
+        assert_eq!(reader.id(), level);
+        assert_eq!(reader.boards(), v.len() as u64);
+        assert_eq!(reader.file_bytes(), std::fs::metadata(&path).unwrap().len());
+        assert_eq!(reader.decode_all().unwrap(), v, "{level} {choice:?}");
+        reader.verify_checksums().unwrap();
+        for (i, &x) in v.iter().enumerate().step_by(7) {
+            assert_eq!(reader.get(i as u64).unwrap(), Score::new(x));
+        }
+        let err = reader.get(v.len() as u64).unwrap_err();
+        assert!(matches!(err, Error::IndexOutOfRange { .. }), "{err}");
+    }
+}
+
+#[test]
+fn streaming_in_odd_pieces_equals_write_level() {
+    let dir = scratch_dir("streaming");
+    let level = id(RuleSet::Awari, 6, 8);
+    let v = values(level);
+    let mut writer = LevelWriter::create(&dir, level, small_options()).unwrap();
+    let temp = writer.temp_path().to_path_buf();
+    assert!(temp.exists());
+    let mut at = 0;
+    for piece in [1usize, 0, 99, 101, 5000, 7, 64 * 100, 12345]
+        .iter()
+        .cycle()
+    {
+        let end = (at + piece).min(v.len());
+        writer.push(&v[at..end]).unwrap();
+        at = end;
+        if at == v.len() {
+            break;
+        }
+    }
+    let path = writer.finish().unwrap();
+    assert!(!temp.exists());
+    let reader = LevelReader::open(&path).unwrap();
+    assert_eq!(reader.decode_all().unwrap(), v);
+    reader.verify_checksums().unwrap();
+}
+
+#[test]
+fn many_table_flushes_and_a_short_last_block() {
+    // 75,504 boards in blocks of 3: more entries than one table flush holds.
+    let dir = scratch_dir("table-flush");
+    let level = id(RuleSet::Awari, 6, 8);
+    let v = values(level);
+    let options = WriteOptions {
+        block_boards: 3,
+        zstd_level: 1,
+    };
+    let path = write_level_with(&dir, level, &v, options, EncodingChoice::Raw).unwrap();
+    let reader = LevelReader::open(&path).unwrap();
+    assert_eq!(reader.blocks(), 25_168);
+    assert_eq!(reader.decode_all().unwrap(), v);
+    assert_eq!(reader.get(75_503).unwrap(), Score::new(v[75_503]));
+}
+
+#[test]
+fn writer_rejects_wrong_counts_and_values_and_cleans_up() {
+    let dir = scratch_dir("writer-checks");
+    let level = id(RuleSet::Awari, 6, 4);
+    let v = values(level);
+
+    let mut writer = LevelWriter::create(&dir, level, small_options()).unwrap();
+    let temp = writer.temp_path().to_path_buf();
+    writer.push(&v[..100]).unwrap();
+    let err = writer.finish().unwrap_err();
+    assert!(matches!(err, Error::Corrupt { .. }));
+    assert!(err.to_string().contains("only 100 of the 1365"), "{err}");
+    assert!(err.to_string().contains(".partial"), "{err}");
+    assert!(!temp.exists(), "the temporary file is removed");
+    assert!(!level_path(&dir, level).exists());
+
+    let mut writer = LevelWriter::create(&dir, level, small_options()).unwrap();
+    let err = writer.push(&[0, 5]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("value 5 of board 1 is outside -4..=4"),
+        "{err}"
+    );
+    drop(writer);
+    assert!(!temp.exists(), "dropping a writer removes its file");
+
+    let mut writer = LevelWriter::create(&dir, level, small_options()).unwrap();
+    writer.push(&v).unwrap();
+    let err = writer.push(&[0]).unwrap_err();
+    assert!(err.to_string().contains("1366 values pushed"), "{err}");
+
+    let err = write_level(&dir, level, &v[1..], small_options()).unwrap_err();
+    assert!(err.to_string().contains("1364 values given"), "{err}");
+
+    let bad = WriteOptions {
+        block_boards: 0,
+        zstd_level: 3,
+    };
+    assert!(LevelWriter::create(&dir, level, bad).is_err());
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "nothing left behind"
+    );
+}
+
+#[test]
+fn create_in_a_missing_directory_names_the_file() {
+    let dir = scratch_dir("missing").join("no-such-dir");
+    let err = LevelWriter::create(&dir, id(RuleSet::Awari, 6, 3), small_options()).unwrap_err();
+    assert!(matches!(err, Error::Io { .. }));
+    assert!(err.to_string().contains("awari-p6-n3.awl.partial"), "{err}");
+}
+
+#[test]
+fn scan_dir_lists_level_files_only_sorted() {
+    let dir = scratch_dir("scan");
+    let levels = [
+        id(RuleSet::Awari, 6, 3),
+        id(RuleSet::Awari, 6, 1),
+        id(RuleSet::Abapa, 4, 2),
+        id(RuleSet::Awari, 4, 2),
+    ];
+    for level in levels {
+        write_level(&dir, level, &values(level), small_options()).unwrap();
+    }
+    std::fs::write(dir.join("awari-p6-n5.awl.partial"), b"x").unwrap();
+    std::fs::write(dir.join("notes.txt"), b"x").unwrap();
+    std::fs::create_dir(dir.join("awari-p6-n9.awl")).unwrap();
+    let found: Vec<LevelId> = scan_dir(&dir)
+        .unwrap()
+        .into_iter()
+        .map(|(l, _)| l)
+        .collect();
+    assert_eq!(
+        found,
+        vec![levels[3], levels[1], levels[0], levels[2]],
+        "awari before abapa, then pits, then seeds"
+    );
+    let err = scan_dir(&dir.join("nope")).unwrap_err();
+    assert!(err.to_string().contains("nope"), "{err}");
+}
+
+#[test]
+fn readers_are_shared_between_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<LevelReader>();
+    let dir = scratch_dir("threads");
+    let level = id(RuleSet::Awari, 6, 9);
+    let v = values(level);
+    let path = write_level(&dir, level, &v, small_options()).unwrap();
+    let reader = LevelReader::open(&path).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            let (reader, v) = (&reader, &v);
+            s.spawn(move || {
+                let mut i = t;
+                for _ in 0..20_000 {
+                    i = (i * 6_364_136_223_846_793_005 + 1_442_695_040_888_963_407)
+                        % v.len() as u64;
+                    assert_eq!(reader.get(i).unwrap().get(), v[i as usize]);
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn raw_blocks_hold_the_published_bytes() {
+    // With the raw encoding a block decompresses to exactly the scores.n bytes.
+    let dir = scratch_dir("raw-bytes");
+    let level = id(RuleSet::Awari, 6, 5);
+    let v = values(level);
+    let path = write_level_with(&dir, level, &v, small_options(), EncodingChoice::Raw).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let layout = layout::parse(&bytes, &path).unwrap();
+    let (start, end) = layout.block_range(&bytes, 1);
+    let block = zstd::bulk::decompress(&bytes[start..end], 100).unwrap();
+    let expected: Vec<u8> = v[100..200].iter().map(|&x| x as u8).collect();
+    assert_eq!(block, expected);
+}

@@ -1,0 +1,635 @@
+//! The streaming level writer.
+//!
+//! Values arrive in index order through [`LevelWriter::push`]. The first
+//! [`TRAIN_BOARDS`] values (or a sample spread over the level, for
+//! [`write_level`]) choose the value encoding; then the header is reserved, the
+//! model and a zeroed offset table are written, and blocks follow, compressed a
+//! batch at a time in parallel. Offset-table entries are written in place every
+//! [`TABLE_FLUSH`] blocks, so memory does not grow with the level.
+//! [`LevelWriter::finish`] completes the table and the header, syncs and
+//! renames the temporary file to its final name.
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+
+use super::codec::{usable_neighbours, Model};
+use super::layout::{self, Header, COMPRESSION_ZSTD, HEADER_LEN, MAX_BLOCK_BOARDS};
+use super::{level_path, zstd_ctx, LevelId};
+
+/// Values buffered to choose the encoding before the first block is written.
+pub const TRAIN_BOARDS: usize = 1 << 20;
+/// Offset-table entries kept in memory before they are written in place.
+const TABLE_FLUSH: usize = 1 << 14;
+/// Blocks compressed together (in parallel) per batch.
+const BATCH_BLOCKS: usize = 64;
+
+/// How a level file is cut into blocks and compressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Boards per block: a lookup decompresses one block, so smaller blocks
+    /// answer faster and compress a little worse (1 to 2^20).
+    pub block_boards: u32,
+    /// The zstd level, 1 to 22 (higher: smaller and slower to write; reading
+    /// speed hardly changes).
+    pub zstd_level: i32,
+}
+
+impl Default for WriteOptions {
+    /// 4096 boards per block and zstd level 19: see the measurements in the
+    /// docs of [`super`].
+    fn default() -> WriteOptions {
+        WriteOptions {
+            block_boards: 4096,
+            zstd_level: 19,
+        }
+    }
+}
+
+/// Which value encoding a writer uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EncodingChoice {
+    /// Try every encoding on the training values and keep the one that makes
+    /// the smallest file (model included).
+    #[default]
+    Auto,
+    /// Raw signed bytes.
+    Raw,
+    /// Context ranks with this many neighbours (clamped to what the board size
+    /// allows, at least 1).
+    ContextRank(usize),
+}
+
+// One per writer: the size difference of the variants costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum State {
+    /// Collecting values to choose the encoding.
+    Training { values: Vec<i8> },
+    /// Writing blocks; `pending` holds values not yet in a full batch.
+    Writing {
+        model: Model,
+        pending: Vec<i8>,
+        table: TableCursor,
+    },
+}
+
+/// Where the next offset-table entries go, and the entries not yet written.
+struct TableCursor {
+    table_offset: u64,
+    blocks: u64,
+    /// Index of the first entry in `offsets` / `crcs`.
+    first: u64,
+    offsets: Vec<u64>,
+    crcs: Vec<u32>,
+    /// File offset of the next block.
+    next_offset: u64,
+    /// Blocks written so far.
+    written: u64,
+    /// CRC-32 of all block bytes so far.
+    blocks_crc: crc32fast::Hasher,
+}
+
+/// Writes one level file from values in index order; see the module docs.
+///
+/// Dropping a writer without [`LevelWriter::finish`] removes its temporary file.
+pub struct LevelWriter {
+    id: LevelId,
+    options: WriteOptions,
+    choice: EncodingChoice,
+    temp: PathBuf,
+    file: Option<BufWriter<File>>,
+    /// Values received so far.
+    pushed: u64,
+    /// Values written into blocks so far.
+    encoded: u64,
+    /// Training blocks spread over the level (for [`write_level`]), used instead
+    /// of the first values.
+    sample: Option<Vec<(u64, Vec<i8>)>>,
+    model_bytes: Vec<u8>,
+    state: State,
+}
+
+impl LevelWriter {
+    /// Starts writing level `id` into directory `dir`, under a temporary name
+    /// (`<final name>.partial`) that [`LevelWriter::finish`] renames.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the temporary file when it cannot be created;
+    /// [`Error::Rules`] for a block size outside 1..=2^20 or a zstd level
+    /// outside 1..=22.
+    pub fn create(dir: &Path, id: LevelId, options: WriteOptions) -> Result<LevelWriter> {
+        LevelWriter::create_with(dir, id, options, EncodingChoice::Auto)
+    }
+
+    /// Like [`LevelWriter::create`], with the value encoding chosen by `choice`.
+    ///
+    /// # Errors
+    /// As [`LevelWriter::create`].
+    pub fn create_with(
+        dir: &Path,
+        id: LevelId,
+        options: WriteOptions,
+        choice: EncodingChoice,
+    ) -> Result<LevelWriter> {
+        if !(1..=MAX_BLOCK_BOARDS).contains(&options.block_boards) {
+            return Err(Error::Rules(format!(
+                "{} boards per block; use 1 to {MAX_BLOCK_BOARDS}",
+                options.block_boards
+            )));
+        }
+        if !(1..=22).contains(&options.zstd_level) {
+            return Err(Error::Rules(format!(
+                "zstd level {}; use 1 to 22",
+                options.zstd_level
+            )));
+        }
+        let temp = temp_path(dir, id);
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&temp)
+            .map_err(|source| Error::Io {
+                path: temp.clone(),
+                source,
+            })?;
+        Ok(LevelWriter {
+            id,
+            options,
+            choice,
+            temp,
+            file: Some(BufWriter::with_capacity(1 << 20, file)),
+            pushed: 0,
+            encoded: 0,
+            sample: None,
+            model_bytes: Vec::new(),
+            state: State::Training { values: Vec::new() },
+        })
+    }
+
+    /// Chooses the value encoding from these whole blocks `(first board,
+    /// values)`, e.g. blocks spread over the level, instead of from the first
+    /// [`TRAIN_BOARDS`] values pushed; then nothing is held back. Call it
+    /// before the first [`LevelWriter::push`].
+    ///
+    /// # Errors
+    /// [`Error::Rules`] when values were already pushed, or a block does not
+    /// start on a block boundary or has the wrong length;
+    /// [`Error::Corrupt`] naming the temporary file for a value out of range.
+    pub fn train_on(&mut self, blocks: &[(u64, &[i8])]) -> Result<()> {
+        if self.pushed > 0 {
+            return Err(Error::Rules(
+                "train_on must come before the first push".into(),
+            ));
+        }
+        let bb = u64::from(self.options.block_boards);
+        let boards = self.id.boards();
+        let seeds = self.id.seeds as i32;
+        for &(start, values) in blocks {
+            let want = boards.saturating_sub(start).min(bb);
+            if start % bb != 0 || start >= boards || values.len() as u64 != want {
+                return Err(Error::Rules(format!(
+                    "training block at board {start} with {} values is not a whole block of {bb} boards",
+                    values.len()
+                )));
+            }
+            if let Some(v) = values.iter().find(|&&v| i32::from(v).abs() > seeds) {
+                return Err(
+                    self.corrupt(format!("training value {v} is outside -{seeds}..={seeds}"))
+                );
+            }
+        }
+        self.sample = Some(blocks.iter().map(|&(s, v)| (s, v.to_vec())).collect());
+        Ok(())
+    }
+
+    /// The temporary file being written.
+    pub fn temp_path(&self) -> &Path {
+        &self.temp
+    }
+
+    /// Appends the values of the next boards in index order.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] naming the temporary file when a value lies outside
+    /// `-seeds..=seeds` or more values arrive than the level has boards;
+    /// [`Error::Io`] when writing fails (the disk is full, say). After an error
+    /// the writer is unusable; dropping it removes the temporary file.
+    pub fn push(&mut self, values: &[i8]) -> Result<()> {
+        let boards = self.id.boards();
+        if self.pushed + values.len() as u64 > boards {
+            return Err(self.corrupt(format!(
+                "{} values pushed, but level {} has only {boards} boards",
+                self.pushed + values.len() as u64,
+                self.id.seeds
+            )));
+        }
+        let seeds = self.id.seeds as i32;
+        if let Some(i) = values.iter().position(|&v| i32::from(v).abs() > seeds) {
+            return Err(self.corrupt(format!(
+                "value {} of board {} is outside -{seeds}..={seeds}",
+                values[i],
+                self.pushed + i as u64
+            )));
+        }
+        self.pushed += values.len() as u64;
+        let mut rest = values;
+        if let State::Training { values: buffer } = &mut self.state {
+            if self.sample.is_none() {
+                // Hold values back until there are enough to choose the encoding.
+                let want = TRAIN_BOARDS.min(boards as usize);
+                let take = rest.len().min(want - buffer.len());
+                buffer.extend_from_slice(&rest[..take]);
+                rest = &rest[take..];
+                if buffer.len() < want {
+                    return Ok(());
+                }
+            }
+            self.start_writing()?;
+        }
+        let batch = self.options.block_boards as usize * BATCH_BLOCKS;
+        let State::Writing { pending, .. } = &mut self.state else {
+            unreachable!("start_writing switched the state");
+        };
+        // Complete a started batch first, then write whole batches straight
+        // from the caller's slice, and keep the rest.
+        if !pending.is_empty() {
+            let take = rest.len().min(batch.saturating_sub(pending.len()));
+            pending.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if pending.len() >= batch {
+                let full = std::mem::take(pending);
+                self.write_batch(&full)?;
+            }
+        }
+        while rest.len() >= batch {
+            self.write_batch(&rest[..batch])?;
+            rest = &rest[batch..];
+        }
+        if !rest.is_empty() {
+            if let State::Writing { pending, .. } = &mut self.state {
+                pending.extend_from_slice(rest);
+            }
+        }
+        Ok(())
+    }
+
+    /// Completes the file: writes the last block, the offset table and the
+    /// header, syncs the file to disk and renames it to
+    /// [`level_path`]`(dir, id)`. Returns the final path.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when fewer values than the level's boards were pushed;
+    /// [`Error::Io`] naming the file when writing, syncing or renaming fails. On
+    /// error the temporary file is removed.
+    pub fn finish(mut self) -> Result<PathBuf> {
+        let boards = self.id.boards();
+        if self.pushed != boards {
+            return Err(self.corrupt(format!(
+                "only {} of the {boards} values of level {} were written; the file is incomplete",
+                self.pushed, self.id.seeds
+            )));
+        }
+        if matches!(self.state, State::Training { .. }) {
+            self.start_writing()?;
+        }
+        if let State::Writing { pending, .. } = &mut self.state {
+            let last = std::mem::take(pending);
+            self.write_batch(&last)?;
+        }
+        let State::Writing { table, model, .. } = &mut self.state else {
+            unreachable!("start_writing switched the state");
+        };
+        let encoding = model.encoding();
+        debug_assert_eq!(self.encoded, boards);
+        let temp = self.temp.clone();
+        let io = |source| Error::Io {
+            path: temp.clone(),
+            source,
+        };
+        let mut file = self.file.take().expect("the file is open until finish");
+        flush_table(&mut file, table).map_err(io)?;
+        // The table, read back, gives its checksum; then the whole body's.
+        let mut file = file.into_inner().map_err(|e| io(e.into_error()))?;
+        let tlen = layout::table_len(table.blocks);
+        let mut table_bytes = vec![0u8; tlen as usize];
+        file.seek(SeekFrom::Start(table.table_offset)).map_err(io)?;
+        file.read_exact(&mut table_bytes).map_err(io)?;
+        let table_crc = crc32fast::hash(&table_bytes);
+        let mut body = crc32fast::Hasher::new();
+        body.update(&self.model_bytes);
+        body.update(&table_bytes);
+        body.combine(&table.blocks_crc);
+        let header = Header {
+            rules: self.id.rules,
+            seeds: self.id.seeds,
+            encoding,
+            compression: COMPRESSION_ZSTD,
+            compression_level: self.options.zstd_level,
+            block_boards: self.options.block_boards,
+            boards,
+            blocks: table.blocks,
+            model_len: self.model_bytes.len() as u64,
+            model_crc: crc32fast::hash(&self.model_bytes),
+            table_crc,
+            body_crc: body.finalize(),
+            file_len: table.next_offset,
+        };
+        file.seek(SeekFrom::Start(0)).map_err(io)?;
+        file.write_all(&header.to_bytes()).map_err(io)?;
+        file.sync_all().map_err(io)?;
+        drop(file);
+        let dir = self.temp.parent().unwrap_or(Path::new("."));
+        let target = level_path(dir, self.id);
+        std::fs::rename(&self.temp, &target).map_err(io)?;
+        // Make the rename durable; a directory that cannot be synced (some file
+        // systems) is not an error for the data itself.
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+        self.temp = PathBuf::new(); // nothing left to clean up
+        Ok(target)
+    }
+
+    fn corrupt(&self, reason: String) -> Error {
+        Error::Corrupt {
+            path: self.temp.clone(),
+            reason,
+        }
+    }
+
+    /// Chooses the model, writes the header placeholder, the model and a zeroed
+    /// offset table, and moves the training values into the pending buffer.
+    fn start_writing(&mut self) -> Result<()> {
+        let State::Training { values } =
+            std::mem::replace(&mut self.state, State::Training { values: Vec::new() })
+        else {
+            return Ok(());
+        };
+        let bb = self.options.block_boards as usize;
+        let sample: Vec<(u64, &[i8])> = match &self.sample {
+            Some(s) => s.iter().map(|(start, v)| (*start, v.as_slice())).collect(),
+            None => values
+                .chunks(bb)
+                .enumerate()
+                .map(|(i, c)| ((i * bb) as u64, c))
+                .collect(),
+        };
+        let model = choose_model(
+            self.id,
+            self.options,
+            self.choice,
+            &sample,
+            self.id.boards(),
+        )
+        .map_err(|source| Error::Io {
+            path: self.temp.clone(),
+            source,
+        })?;
+        self.model_bytes = model.to_bytes();
+        let blocks = layout::block_count(self.id.boards(), self.options.block_boards);
+        let table_offset = HEADER_LEN as u64 + self.model_bytes.len() as u64;
+        let tlen = layout::table_len(blocks);
+        let temp = self.temp.clone();
+        let file = self.file.as_mut().expect("open while writing");
+        let io = |source| Error::Io {
+            path: temp.clone(),
+            source,
+        };
+        file.write_all(&[0u8; HEADER_LEN]).map_err(io)?;
+        file.write_all(&self.model_bytes).map_err(io)?;
+        let zeros = vec![0u8; 1 << 16];
+        let mut left = tlen;
+        while left > 0 {
+            let n = left.min(zeros.len() as u64) as usize;
+            file.write_all(&zeros[..n]).map_err(io)?;
+            left -= n as u64;
+        }
+        self.state = State::Writing {
+            model,
+            pending: values,
+            table: TableCursor {
+                table_offset,
+                blocks,
+                first: 0,
+                offsets: Vec::new(),
+                crcs: Vec::new(),
+                next_offset: table_offset + tlen,
+                written: 0,
+                blocks_crc: crc32fast::Hasher::new(),
+            },
+        };
+        self.sample = None;
+        Ok(())
+    }
+
+    /// Encodes, compresses (in parallel, one block per task) and writes the
+    /// values of the next boards, in whole blocks except at the level's end.
+    fn write_batch(&mut self, chunk: &[i8]) -> Result<()> {
+        let State::Writing { model, table, .. } = &mut self.state else {
+            unreachable!("blocks are written after start_writing");
+        };
+        let bb = self.options.block_boards as usize;
+        let first_board = self.encoded;
+        let id = self.id;
+        let level = self.options.zstd_level;
+        let frames: Vec<std::io::Result<Vec<u8>>> = chunk
+            .par_chunks(bb)
+            .enumerate()
+            .map(|(i, values)| {
+                let mut bytes = Vec::with_capacity(values.len());
+                model.encode_block(id, first_board + (i * bb) as u64, values, &mut bytes);
+                zstd_ctx::compress(&bytes, level)
+            })
+            .collect();
+        let temp = &self.temp;
+        let io = |source| Error::Io {
+            path: temp.clone(),
+            source,
+        };
+        let file = self.file.as_mut().expect("open while writing");
+        for frame in frames {
+            let frame = frame.map_err(io)?;
+            file.write_all(&frame).map_err(io)?;
+            table.offsets.push(table.next_offset);
+            table.crcs.push(crc32fast::hash(&frame));
+            table.blocks_crc.update(&frame);
+            table.next_offset += frame.len() as u64;
+            table.written += 1;
+            if table.offsets.len() >= TABLE_FLUSH {
+                flush_table(file, table).map_err(io)?;
+            }
+        }
+        self.encoded += chunk.len() as u64;
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for LevelWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LevelWriter")
+            .field("id", &self.id)
+            .field("temp", &self.temp)
+            .field("pushed", &self.pushed)
+            .finish()
+    }
+}
+
+impl Drop for LevelWriter {
+    fn drop(&mut self) {
+        if !self.temp.as_os_str().is_empty() {
+            drop(self.file.take());
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+}
+
+/// The temporary name of level `id` in `dir` while it is written.
+pub fn temp_path(dir: &Path, id: LevelId) -> PathBuf {
+    dir.join(format!("{}.partial", id.file_name()))
+}
+
+/// Writes the buffered table entries in place (and, once every block is
+/// written, the final end offset), then returns to the end of the file.
+fn flush_table(file: &mut BufWriter<File>, table: &mut TableCursor) -> std::io::Result<()> {
+    let finished = table.written == table.blocks;
+    if finished {
+        table.offsets.push(table.next_offset); // the end of the last block
+    }
+    if table.offsets.is_empty() {
+        return Ok(());
+    }
+    file.flush()?;
+    let f = file.get_mut();
+    let offsets: Vec<u8> = table.offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
+    f.seek(SeekFrom::Start(table.table_offset + 8 * table.first))?;
+    f.write_all(&offsets)?;
+    if !table.crcs.is_empty() {
+        let crcs: Vec<u8> = table.crcs.iter().flat_map(|c| c.to_le_bytes()).collect();
+        f.seek(SeekFrom::Start(
+            table.table_offset + 8 * (table.blocks + 1) + 4 * table.first,
+        ))?;
+        f.write_all(&crcs)?;
+    }
+    f.seek(SeekFrom::End(0))?;
+    table.first += table.crcs.len() as u64;
+    table.offsets.clear();
+    table.crcs.clear();
+    Ok(())
+}
+
+/// Picks the model for a level from training blocks `(first index, values)`:
+/// the candidate whose model plus compressed blocks, scaled to the whole
+/// level, is smallest.
+fn choose_model(
+    id: LevelId,
+    options: WriteOptions,
+    choice: EncodingChoice,
+    sample: &[(u64, &[i8])],
+    boards: u64,
+) -> std::io::Result<Model> {
+    let most = usable_neighbours(id.rules.pits());
+    let candidates: Vec<Option<usize>> = match choice {
+        EncodingChoice::Raw => return Ok(Model::Raw),
+        EncodingChoice::ContextRank(k) if most > 0 => {
+            return Ok(Model::train(id, k.clamp(1, most), sample))
+        }
+        EncodingChoice::ContextRank(_) => return Ok(Model::Raw),
+        EncodingChoice::Auto => std::iter::once(None).chain((1..=most).map(Some)).collect(),
+    };
+    let sampled: u64 = sample.iter().map(|(_, v)| v.len() as u64).sum();
+    if sampled == 0 {
+        return Ok(Model::Raw);
+    }
+    let scored: Vec<std::io::Result<(f64, Model)>> = candidates
+        .into_par_iter()
+        .map(|k| {
+            let model = match k {
+                None => Model::Raw,
+                Some(k) => Model::train(id, k, sample),
+            };
+            let mut compressed = 0u64;
+            for (start, values) in sample {
+                let mut bytes = Vec::with_capacity(values.len());
+                model.encode_block(id, *start, values, &mut bytes);
+                compressed += zstd_ctx::compress(&bytes, options.zstd_level)?.len() as u64;
+            }
+            let estimate =
+                model.to_bytes().len() as f64 + compressed as f64 * boards as f64 / sampled as f64;
+            Ok((estimate, model))
+        })
+        .collect();
+    let mut best: Option<(f64, Model)> = None;
+    for s in scored {
+        let (size, model) = s?;
+        match &best {
+            Some((b, _)) if *b <= size => {}
+            _ => best = Some((size, model)),
+        }
+    }
+    Ok(best.map(|(_, m)| m).unwrap_or(Model::Raw))
+}
+
+/// Writes a whole level at once from its values in index order; returns the
+/// final path. The encoding is chosen on blocks spread over the whole level.
+///
+/// # Errors
+/// As [`LevelWriter::push`] and [`LevelWriter::finish`]; also
+/// [`Error::Corrupt`] (naming the temporary file) when `values` does not hold
+/// exactly `id.boards()` values.
+pub fn write_level(
+    dir: &Path,
+    id: LevelId,
+    values: &[i8],
+    options: WriteOptions,
+) -> Result<PathBuf> {
+    write_level_with(dir, id, values, options, EncodingChoice::Auto)
+}
+
+/// Like [`write_level`], with the value encoding chosen by `choice`.
+///
+/// # Errors
+/// As [`write_level`].
+pub fn write_level_with(
+    dir: &Path,
+    id: LevelId,
+    values: &[i8],
+    options: WriteOptions,
+    choice: EncodingChoice,
+) -> Result<PathBuf> {
+    let mut writer = LevelWriter::create_with(dir, id, options, choice)?;
+    if values.len() as u64 != id.boards() {
+        return Err(writer.corrupt(format!(
+            "{} values given for level {}, which has {} boards",
+            values.len(),
+            id.seeds,
+            id.boards()
+        )));
+    }
+    let sample = spread_sample(values.len() as u64, options.block_boards);
+    let blocks: Vec<(u64, &[i8])> = sample
+        .iter()
+        .map(|r| (r.start, &values[r.start as usize..r.end as usize]))
+        .collect();
+    writer.train_on(&blocks)?;
+    writer.push(values)?;
+    writer.finish()
+}
+
+/// Board ranges of whole blocks spread evenly over a level of `boards` boards,
+/// about [`TRAIN_BOARDS`] boards in all: what [`LevelWriter::train_on`] wants.
+pub fn spread_sample(boards: u64, block_boards: u32) -> Vec<std::ops::Range<u64>> {
+    let bb = u64::from(block_boards.max(1));
+    let blocks = boards.div_ceil(bb);
+    let want = (TRAIN_BOARDS as u64 / bb).max(1);
+    let step = blocks.div_ceil(want).max(1);
+    (0..blocks)
+        .step_by(step as usize)
+        .map(|b| b * bb..((b + 1) * bb).min(boards))
+        .collect()
+}
