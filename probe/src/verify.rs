@@ -183,53 +183,55 @@ pub fn check_level(
         .map(|_| AtomicU64::new(0))
         .collect();
     let is_proven = |i: u64| proven[(i / 64) as usize].load(Relaxed) & (1 << (i % 64)) != 0;
-    let mut pending: Vec<u64> = values
+    let pending: Vec<u64> = values
         .par_iter()
         .enumerate()
         .filter(|(_, &v)| v != 0)
         .map(|(i, _)| i as u64)
         .collect();
-    let mut sweeps = 0;
-    loop {
-        sweeps += 1;
-        let before = pending.len();
-        pending = pending
-            .par_chunks(CHUNK)
-            .flat_map_iter(|chunk| {
-                let mut left = Vec::new();
-                for &i in chunk {
-                    let board = index.unrank(seeds, i).expect("index within level");
-                    let v = values[i as usize];
-                    let moves = rules.legal_moves(&board);
-                    let child_index = |b: &Board| index.rank(b).expect("children are stored");
-                    let ok = if v > 0 {
-                        moves.iter().any(|m| {
-                            if m.is_quiet() {
-                                let c = child_index(&m.child);
-                                m.value(Score::new(values[c as usize])).get() == v && is_proven(c)
-                            } else {
-                                m.value(lower.score(index, &m.child)).get() >= v
-                            }
-                        })
-                    } else {
-                        moves
-                            .iter()
-                            .filter(|m| m.is_quiet())
-                            .all(|m| is_proven(child_index(&m.child)))
-                    };
-                    if ok {
-                        proven[(i / 64) as usize].fetch_or(1 << (i % 64), Relaxed);
-                    } else {
-                        left.push(i);
-                    }
+    // One sweep in index order proves every board whose proof is at hand (a
+    // capture, a move into a proven board, no quiet move at all).
+    let sweeps = 1;
+    let step = |i: u64| -> bool {
+        let board = index.unrank(seeds, i).expect("index within level");
+        let v = values[i as usize];
+        let moves = rules.legal_moves(&board);
+        let child_index = |b: &Board| index.rank(b).expect("children are stored");
+        if v > 0 {
+            moves.iter().any(|m| {
+                if m.is_quiet() {
+                    let c = child_index(&m.child);
+                    m.value(Score::new(values[c as usize])).get() == v && is_proven(c)
+                } else {
+                    m.value(lower.score(index, &m.child)).get() >= v
                 }
-                left
             })
-            .collect();
-        if pending.is_empty() || pending.len() == before {
-            break;
+        } else {
+            moves
+                .iter()
+                .filter(|m| m.is_quiet())
+                .all(|m| is_proven(child_index(&m.child)))
         }
-    }
+    };
+    let prove = |i: u64| proven[(i / 64) as usize].fetch_or(1 << (i % 64), Relaxed);
+    let pending: Vec<u64> = pending
+        .par_chunks(CHUNK)
+        .flat_map_iter(|chunk| {
+            let mut left = Vec::new();
+            for &i in chunk {
+                if step(i) {
+                    prove(i);
+                } else {
+                    left.push(i);
+                }
+            }
+            left
+        })
+        .collect();
+    // The rest by a worklist over the forward edges between unproven boards,
+    // turned around: for each unproven board, the unproven children its proof
+    // waits for, then each child tells its waiting parents once it is proven.
+    let pending = prove_by_worklist(rules, seeds, values, &pending, &proven);
     let unproven = pending.len() as u64;
     for &i in pending.iter() {
         if mismatches.len() >= limit.max(1) * 2 {
@@ -260,6 +262,84 @@ pub fn check_level(
         sweeps,
         mismatches,
     }
+}
+
+/// Proves what can be proven among `pending` (sorted indices of unproven non-zero
+/// boards) and returns the indices left unproven.
+fn prove_by_worklist(
+    rules: Rules,
+    seeds: u32,
+    values: &[i8],
+    pending: &[u64],
+    proven: &[AtomicU64],
+) -> Vec<u64> {
+    let index = Index::for_pits(rules.pits());
+    let is_proven = |i: u64| proven[(i / 64) as usize].load(Relaxed) & (1 << (i % 64)) != 0;
+    let position = |i: u64| pending.binary_search(&i).ok();
+    // For each pending board: how many proven children it still needs (1 for a
+    // win, the unproven quiet children for a loss), and the edges child -> parent.
+    let per_board: Vec<(u8, Vec<(u32, u32)>)> = pending
+        .par_iter()
+        .enumerate()
+        .map(|(pos, &i)| {
+            let board = index.unrank(seeds, i).expect("index within level");
+            let v = values[i as usize];
+            let mut edges = Vec::new();
+            let mut need = 0u8;
+            let mut done = false;
+            for m in rules.legal_moves(&board).iter().filter(|m| m.is_quiet()) {
+                let c = index.rank(&m.child).expect("children are stored");
+                // A win waits for one child of value -v; a loss for every child.
+                if v > 0 && values[c as usize] != -v {
+                    continue;
+                }
+                if is_proven(c) {
+                    done |= v > 0;
+                    continue;
+                }
+                need += 1;
+                if let Some(cpos) = position(c) {
+                    edges.push((cpos as u32, pos as u32));
+                }
+            }
+            let need = if done || need == 0 {
+                0
+            } else if v > 0 {
+                1
+            } else {
+                need
+            };
+            (need, edges)
+        })
+        .collect();
+    let mut need: Vec<u8> = per_board.iter().map(|(n, _)| *n).collect();
+    let mut edges: Vec<(u32, u32)> = per_board.into_iter().flat_map(|(_, e)| e).collect();
+    edges.par_sort_unstable();
+    // CSR: the parents of child position c are edges[first[c]..first[c + 1]].
+    let mut first = vec![0usize; pending.len() + 1];
+    for &(c, _) in &edges {
+        first[c as usize + 1] += 1;
+    }
+    for k in 0..pending.len() {
+        first[k + 1] += first[k];
+    }
+    let mut queue: Vec<u32> = (0..pending.len() as u32)
+        .filter(|&p| need[p as usize] == 0)
+        .collect();
+    while let Some(c) = queue.pop() {
+        proven[(pending[c as usize] / 64) as usize]
+            .fetch_or(1 << (pending[c as usize] % 64), Relaxed);
+        for &(_, parent) in &edges[first[c as usize]..first[c as usize + 1]] {
+            let n = &mut need[parent as usize];
+            if *n > 0 {
+                *n -= 1;
+                if *n == 0 {
+                    queue.push(parent);
+                }
+            }
+        }
+    }
+    pending.iter().copied().filter(|&i| !is_proven(i)).collect()
 }
 
 /// The value of any board (stored or not) from the levels in `levels`, by one ply
