@@ -242,13 +242,13 @@ fn main() {
         let warm_indices: Vec<u64> = (0..args.lookups).map(|_| rng.below(boards)).collect();
         let warm_reader = LevelReader::open(&path).unwrap_or_else(|e| fail(&e.to_string()));
         let warm = time_lookups(&warm_reader, &warm_indices, &values);
-        // Cache hits: the same few blocks again and again.
-        let hot: Vec<u64> = warm_indices
-            .iter()
-            .take(8)
-            .cycle()
-            .take(args.lookups)
-            .copied()
+        // Cache hits: boards of one block, already decoded.
+        let bb = u64::from(reader.block_boards());
+        let first = warm_indices[0] / bb * bb;
+        let last = (first + bb - 1).min(boards - 1);
+        let _ = warm_reader.get(last);
+        let hot: Vec<u64> = (0..args.lookups as u64)
+            .map(|i| first + i * 7 % (last - first + 1))
             .collect();
         let hit = time_lookups(&warm_reader, &hot, &values);
 

@@ -80,6 +80,12 @@ pub struct LevelReport {
     pub seconds: f64,
     /// Boards per second (solve and write).
     pub boards_per_second: f64,
+    /// Seconds of the retrograde analysis alone.
+    #[serde(default)]
+    pub solve_seconds: f64,
+    /// Seconds spent counting values and compressing and writing the level file.
+    #[serde(default)]
+    pub write_seconds: f64,
     /// The process's peak resident memory so far, in bytes (0 where unknown).
     pub peak_memory_bytes: u64,
     /// Solver state per board of this level (value + counter), in bytes.
@@ -181,6 +187,7 @@ pub fn build(
         let started = Instant::now();
         let bar = progress_bar(options.progress, seeds, boards);
         let solved = retro::solve_level(rules, seeds, &lower, &bar);
+        let solve_seconds = started.elapsed().as_secs_f64();
         bar.set_message("writing");
         let values: Arc<[i8]> = solved.values.into();
         // Statistics first, the level last: the level's rename marks it complete.
@@ -198,6 +205,8 @@ pub fn build(
         let level_report = LevelReport {
             seconds,
             boards_per_second: boards as f64 / seconds.max(1e-9),
+            solve_seconds,
+            write_seconds: seconds - solve_seconds,
             peak_memory_bytes: peak_resident().unwrap_or(0),
             file_bytes,
             ..tmp_report
@@ -243,6 +252,8 @@ fn make_report_shell(rules: Rules, seeds: u32, boards: u64, stages: Vec<Stage>) 
         boards,
         seconds: 0.0,
         boards_per_second: 0.0,
+        solve_seconds: 0.0,
+        write_seconds: 0.0,
         peak_memory_bytes: 0,
         state_bytes_per_board: STATE_BYTES_PER_BOARD,
         file_bytes: 0,

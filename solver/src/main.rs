@@ -101,8 +101,8 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             format_size(options.memory)
         );
         println!(
-            "{:>5} {:>15} {:>9} {:>12} {:>10} {:>9}  {}",
-            "seeds", "boards", "seconds", "boards/s", "peak mem", "bits/brd", "status"
+            "{:>5} {:>15} {:>9} {:>12} {:>10} {:>9}  status",
+            "seeds", "boards", "seconds", "boards/s", "peak mem", "bits/brd"
         );
     }
     let (mut boards, mut seconds, mut built) = (0u64, 0f64, 0);

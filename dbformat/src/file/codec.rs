@@ -208,9 +208,10 @@ fn decode_ranks<const K: usize>(
 ) -> Result<(), usize> {
     let a = m.alphabet;
     let base = a + 1;
-    let top = &m.top[..];
+    let fast = &m.fast[..];
     let order = &m.order[..];
     let slot_of = &m.slot_of[..];
+    let class3 = &m.class3[..];
     let mut bad = None;
     for_each_run(id, start, bytes.len(), K, |run| {
         for j in 0..run.len {
@@ -222,7 +223,7 @@ fn decode_ranks<const K: usize>(
                 } else {
                     0
                 };
-                ctx = usize::from(sym[i3]);
+                ctx = usize::from(class3[usize::from(sym[i3])]);
             }
             if K >= 2 {
                 let i2 = if run.off2 != 0 && run.off2 <= i {
@@ -237,8 +238,8 @@ fn decode_ranks<const K: usize>(
             let i1 = if run.first_p1 + j > 0 && i >= 1 { i } else { 0 };
             let ctx = ctx + usize::from(sym[i1]);
             let r = usize::from(bytes[i]);
-            sym[i + 1] = if r == 0 {
-                top[ctx]
+            sym[i + 1] = if r < FAST {
+                fast[ctx * FAST + r]
             } else if r < a {
                 order[slot_of[ctx] as usize * a + r]
             } else {
@@ -308,9 +309,34 @@ pub struct RankModel {
     order: Vec<u8>,
     /// `rank[slot * alphabet + symbol]`: the rank of that symbol.
     rank: Vec<u8>,
-    /// `top[context]`: the symbol of rank 0 (the most frequent case), one
-    /// small table lookup instead of two.
-    top: Vec<u8>,
+    /// `fast[context * FAST + rank]`: the symbols of the first [`FAST`] ranks
+    /// (nearly every board), one cache line per context.
+    fast: Vec<u8>,
+    /// [`class3`] of every symbol and of "none" (index `alphabet`).
+    class3: Vec<u8>,
+}
+
+/// Ranks decoded from the dense per-context table.
+const FAST: usize = 4;
+/// Classes of neighbour 3's value in a context.
+pub const CLASSES3: usize = 10;
+
+/// The class of neighbour 3's symbol `s` in a level of `seeds` seeds: 0..=6
+/// for values -3..=3 (clamped), 7 for -seeds, 8 for +seeds, 9 for no neighbour
+/// (`s == 2 * seeds + 1`).
+pub fn class3(s: usize, seeds: u32) -> u8 {
+    let n = seeds as i64;
+    if s > 2 * seeds as usize {
+        return 9;
+    }
+    let v = s as i64 - n;
+    if v == -n && n > 0 {
+        7
+    } else if v == n && n > 0 {
+        8
+    } else {
+        (v.clamp(-3, 3) + 3) as u8
+    }
 }
 
 impl fmt::Debug for RankModel {
@@ -336,20 +362,38 @@ impl RankModel {
         self.alphabet + 1
     }
 
-    /// The context number of board `i` of a block, from already known symbols.
+    /// The context number of board `i` of a block, from already known symbols:
+    /// `s1 + base * (s2 + base * class(s3))`, see [`RankModel::contexts`].
     #[inline]
     fn context(&self, symbols: &[u8], i: usize, offsets: [usize; 3]) -> usize {
-        let base = self.base();
-        let mut ctx = 0;
-        for &off in offsets[..self.neighbours].iter().rev() {
-            let state = if off == 0 {
+        let state = |k: usize| {
+            if offsets[k] == 0 {
                 self.alphabet
             } else {
-                usize::from(symbols[i - off])
-            };
-            ctx = ctx * base + state;
+                usize::from(symbols[i - offsets[k]])
+            }
+        };
+        let base = self.base();
+        let mut ctx = 0;
+        if self.neighbours >= 3 {
+            ctx = usize::from(self.class3[state(2)]);
         }
-        ctx
+        if self.neighbours >= 2 {
+            ctx = ctx * base + state(1);
+        }
+        ctx * base + state(0)
+    }
+
+    /// The number of contexts: neighbours 1 and 2 contribute their symbol or
+    /// "none" (`base` states each), neighbour 3 one of [`CLASSES3`] classes
+    /// (see [`class3`]): its exact value adds little once the first two are
+    /// known, and the smaller table stays in the processor's caches.
+    fn contexts(&self) -> usize {
+        match self.neighbours {
+            1 => self.base(),
+            2 => self.base() * self.base(),
+            _ => CLASSES3 * self.base() * self.base(),
+        }
     }
 
     /// Learns the orders from whole blocks `(first index, values)` of a level.
@@ -364,7 +408,8 @@ impl RankModel {
             slot_of: Vec::new(),
             order: Vec::new(),
             rank: Vec::new(),
-            top: Vec::new(),
+            fast: Vec::new(),
+            class3: (0..=alphabet).map(|s| class3(s, seeds)).collect(),
         };
         let mut symbols = Vec::new();
         for &(start, values) in blocks {
@@ -399,7 +444,7 @@ impl RankModel {
     /// list follow it in increasing order.
     fn install(&mut self, lists: &[(usize, Vec<u8>)]) {
         let a = self.alphabet;
-        let contexts = self.base().pow(self.neighbours as u32);
+        let contexts = self.contexts();
         self.slot_of = vec![0; contexts];
         self.order = vec![0; lists.len() * a];
         self.rank = vec![0; lists.len() * a];
@@ -418,10 +463,14 @@ impl RankModel {
                 self.rank[slot * a + usize::from(s)] = r as u8;
             }
         }
-        self.top = self
+        self.fast = self
             .slot_of
             .iter()
-            .map(|&slot| self.order[slot as usize * a])
+            .flat_map(|&slot| {
+                let first = slot as usize * a;
+                (0..FAST).map(move |r| if r < a { first + r } else { first })
+            })
+            .map(|at| self.order[at])
             .collect();
     }
 
@@ -642,7 +691,11 @@ fn parse_rank(id: LevelId, bytes: &[u8]) -> Result<RankModel, String> {
         ));
     }
     let count = u32::from_le_bytes([raw[4], raw[5], raw[6], raw[7]]) as usize;
-    let contexts = (alphabet + 1).pow(neighbours as u32);
+    let contexts = match neighbours {
+        1 => alphabet + 1,
+        2 => (alphabet + 1) * (alphabet + 1),
+        _ => CLASSES3 * (alphabet + 1) * (alphabet + 1),
+    };
     if count == 0 || count > contexts + 1 {
         return Err(format!("model has {count} orders for {contexts} contexts"));
     }
@@ -688,7 +741,8 @@ fn parse_rank(id: LevelId, bytes: &[u8]) -> Result<RankModel, String> {
         slot_of: Vec::new(),
         order: Vec::new(),
         rank: Vec::new(),
-        top: Vec::new(),
+        fast: Vec::new(),
+        class3: (0..=alphabet).map(|s| class3(s, id.seeds)).collect(),
     };
     model.install(&lists);
     Ok(model)

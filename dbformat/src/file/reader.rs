@@ -17,6 +17,8 @@ use super::{zstd_ctx, LevelId};
 
 /// Decoded blocks kept per reader (direct-mapped by block number).
 const CACHE_SLOTS: usize = 64;
+/// Boards decoded past the one asked for, when a block is decoded partly.
+const PREFIX_SLACK: usize = 256;
 
 /// A decoded block in the cache.
 type Slot = Mutex<Option<(u64, Arc<[i8]>)>>;
@@ -174,12 +176,24 @@ impl LevelReader {
         let block = index / bb;
         let offset = (index % bb) as usize;
         let slot = &self.cache[(block % CACHE_SLOTS as u64) as usize];
+        let mut known = 0;
         if let Some((b, values)) = &*lock(slot) {
             if *b == block {
-                return Ok(Score::new(values[offset]));
+                if let Some(&v) = values.get(offset) {
+                    return Ok(Score::new(v));
+                }
+                known = values.len();
             }
         }
-        let values: Arc<[i8]> = self.decode_block(block)?.into();
+        // Decode only as far as needed (values depend on earlier ones in the
+        // block, never on later ones), a little beyond for nearby lookups, and
+        // twice as far as last time when the block is read in order.
+        let len = self.layout.boards_in_block(block);
+        let limit = match self.model {
+            Model::Raw => len,
+            Model::ContextRank(_) => (offset + PREFIX_SLACK).max(2 * known).min(len),
+        };
+        let values: Arc<[i8]> = self.decode_prefix(block, limit)?.into();
         let v = values[offset];
         *lock(slot) = Some((block, values));
         Ok(Score::new(v))
@@ -290,9 +304,17 @@ impl LevelReader {
         Ok(bytes)
     }
 
-    fn decode_block(&self, block: u64) -> Result<Vec<i8>> {
-        let mut out = vec![0i8; self.layout.boards_in_block(block)];
-        self.decode_block_into(block, &mut out)?;
+    /// The values of the first `limit` boards of block `block`.
+    fn decode_prefix(&self, block: u64, limit: usize) -> Result<Vec<i8>> {
+        let frame = self.block_bytes(block)?;
+        let mut bytes = vec![0u8; self.layout.boards_in_block(block)];
+        zstd_ctx::decompress_exact(frame, &mut bytes)
+            .map_err(|e| self.corrupt(format!("block {block} {e}")))?;
+        let mut out = vec![0i8; limit];
+        let start = block * u64::from(self.block_boards());
+        self.model
+            .decode_block(self.id(), start, &bytes[..limit], &mut out)
+            .map_err(|e| self.corrupt(format!("block {block}: {e}")))?;
         Ok(out)
     }
 

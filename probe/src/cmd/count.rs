@@ -31,7 +31,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -53,7 +53,7 @@ pub fn run(args: Args) -> CmdResult {
     }
     let index = Index::for_pits(args.pits);
     // A start with S seeds per pit has 2PS seeds; 2PS - 1 can never arise from it.
-    let is_start_total = max % board_pits == 0 && max > 0;
+    let is_start_total = max.is_multiple_of(board_pits) && max > 0;
     let mut levels = Vec::new();
     let mut total = 0u64;
     for n in 0..=max {
