@@ -154,6 +154,7 @@ impl Index {
     /// # Errors
     /// [`Error::IndexOutOfRange`] when `index` is not below the level's size, and
     /// [`Error::TooManySeeds`] beyond `MAX_SEEDS`.
+    #[inline]
     pub fn unrank(&self, seeds: u32, index: u64) -> Result<Board> {
         if seeds > MAX_SEEDS {
             return Err(Error::TooManySeeds {

@@ -117,6 +117,7 @@ impl Rules {
     ///
     /// # Panics
     /// In debug builds, when the board has another number of pits per side.
+    #[inline]
     pub fn legal_moves(&self, board: &Board) -> MoveList {
         debug_assert_eq!(board.per_side(), self.pits());
         let mut all = [None; 8];

@@ -214,16 +214,21 @@ fn decode_ranks<const K: usize>(
     let class3 = &m.class3[..];
     let mut bad = None;
     for_each_run(id, start, bytes.len(), K, |run| {
-        for j in 0..run.len {
-            let i = run.first + j;
-            let mut ctx = 0;
+        // Neighbour 1 is the previous board of the run: keep it in a register.
+        let mut prev = if run.first_p1 > 0 && run.first >= 1 {
+            usize::from(sym[run.first])
+        } else {
+            a
+        };
+        for (i, &r) in (run.first..run.first + run.len).zip(&bytes[run.first..]) {
+            let mut hi = 0;
             if K >= 3 {
                 let i3 = if run.off3 != 0 && run.off3 <= i {
                     i + 1 - run.off3
                 } else {
                     0
                 };
-                ctx = usize::from(class3[usize::from(sym[i3])]);
+                hi = usize::from(class3[usize::from(sym[i3])]);
             }
             if K >= 2 {
                 let i2 = if run.off2 != 0 && run.off2 <= i {
@@ -231,14 +236,11 @@ fn decode_ranks<const K: usize>(
                 } else {
                     0
                 };
-                ctx = (ctx * base + usize::from(sym[i2])) * base;
-            } else {
-                ctx *= base;
+                hi = (hi * base + usize::from(sym[i2])) * base;
             }
-            let i1 = if run.first_p1 + j > 0 && i >= 1 { i } else { 0 };
-            let ctx = ctx + usize::from(sym[i1]);
-            let r = usize::from(bytes[i]);
-            sym[i + 1] = if r < FAST {
+            let ctx = hi + prev;
+            let r = usize::from(r);
+            let s = if r < FAST {
                 fast[ctx * FAST + r]
             } else if r < a {
                 order[slot_of[ctx] as usize * a + r]
@@ -246,6 +248,8 @@ fn decode_ranks<const K: usize>(
                 bad.get_or_insert(i);
                 0
             };
+            sym[i + 1] = s;
+            prev = usize::from(s);
         }
     });
     match bad {
