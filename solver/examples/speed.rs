@@ -20,6 +20,6 @@ fn main() {
             s,
             solved.values.len() as f64 / s / 1e6
         );
-        lower.insert(n, solved.values.into());
+        lower.insert(n, std::sync::Arc::new(solved.values));
     }
 }

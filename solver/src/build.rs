@@ -17,6 +17,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
 use crate::error::SolveError;
+use crate::hugemem::Values;
 use crate::lower::LowerLevels;
 use crate::memory::{format_size, peak_resident};
 use crate::retro::{self, Stage, STATE_BYTES_PER_BOARD};
@@ -151,7 +152,7 @@ pub fn build(
             let stats_file = stats_path(&path);
             let mut values = None;
             if needed_later || !stats_file.exists() {
-                values = Some(Arc::<[i8]>::from(reader.decode_all()?));
+                values = Some(Arc::new(Values::copy_of(&reader.decode_all()?)));
             }
             let level_report = match read_report(&stats_file) {
                 Some(r) => r,
@@ -189,7 +190,7 @@ pub fn build(
         let solved = retro::solve_level(rules, seeds, &lower, &bar);
         let solve_seconds = started.elapsed().as_secs_f64();
         bar.set_message("writing");
-        let values: Arc<[i8]> = solved.values.into();
+        let values = Arc::new(solved.values);
         // Statistics first, the level last: the level's rename marks it complete.
         let counts_stored = stats::count_stored(&values);
         let counts_all = stats::count_all(rules, seeds, &values, &lower, &counts_stored);

@@ -18,6 +18,7 @@
 
 pub mod build;
 pub mod error;
+pub mod hugemem;
 pub mod lower;
 pub mod memory;
 pub mod retro;
@@ -31,13 +32,13 @@ use awari_dbformat::Rules;
 
 /// Solves every level from 0 to `max_seeds` in memory and returns their values
 /// (index order). For tests and small experiments; the build writes files.
-pub fn solve_in_memory(rules: Rules, max_seeds: u32) -> Vec<Arc<[i8]>> {
+pub fn solve_in_memory(rules: Rules, max_seeds: u32) -> Vec<Arc<hugemem::Values>> {
     let mut lower = lower::LowerLevels::new(rules.pits());
     let mut out = Vec::new();
     let hidden = indicatif::ProgressBar::hidden();
     for n in 0..=max_seeds {
         let solved = retro::solve_level(rules, n, &lower, &hidden);
-        let values: Arc<[i8]> = solved.values.into();
+        let values = Arc::new(solved.values);
         lower.insert(n, values.clone());
         out.push(values);
     }

@@ -4,6 +4,8 @@ use std::sync::Arc;
 
 use awari_dbformat::{Board, Index, Score};
 
+use crate::hugemem::Values;
+
 /// The values of finished levels, one signed byte per stored board in index order.
 ///
 /// The solver looks up a capture's child here once per capturing move, at random,
@@ -11,7 +13,7 @@ use awari_dbformat::{Board, Index, Score};
 #[derive(Clone)]
 pub struct LowerLevels {
     index: &'static Index,
-    levels: Vec<Option<Arc<[i8]>>>,
+    levels: Vec<Option<Arc<Values>>>,
 }
 
 impl LowerLevels {
@@ -27,7 +29,7 @@ impl LowerLevels {
     ///
     /// # Panics
     /// When `values` does not hold exactly one value per stored board of the level.
-    pub fn insert(&mut self, seeds: u32, values: Arc<[i8]>) {
+    pub fn insert(&mut self, seeds: u32, values: Arc<Values>) {
         assert_eq!(
             values.len() as u64,
             self.index.level_size(seeds),
@@ -53,7 +55,7 @@ impl LowerLevels {
     }
 
     /// The values of level `seeds`, if loaded.
-    pub fn level(&self, seeds: u32) -> Option<&Arc<[i8]>> {
+    pub fn level(&self, seeds: u32) -> Option<&Arc<Values>> {
         self.levels.get(seeds as usize).and_then(|l| l.as_ref())
     }
 

@@ -41,6 +41,7 @@ use awari_dbformat::{Index, Rules};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
+use crate::hugemem::{HugeArray, Values};
 use crate::lower::LowerLevels;
 
 /// `values[i]` of a board with no capturing move and at least one quiet move.
@@ -76,7 +77,7 @@ pub struct Stage {
 /// A solved level: one value per stored board, in index order, and how it went.
 pub struct SolvedLevel {
     /// The values, one signed byte per board in index order.
-    pub values: Vec<i8>,
+    pub values: Values,
     /// One entry per stage with any decision, from k = n down.
     pub stages: Vec<Stage>,
 }
@@ -118,8 +119,8 @@ pub fn solve_level(
 
 /// The per-board state of the level being solved, see the module docs.
 struct State {
-    values: Vec<AtomicI8>,
-    nibbles: Vec<AtomicU8>,
+    values: HugeArray,
+    nibbles: HugeArray,
     /// Dirty blocks of the current and the next generation.
     dirty: [Vec<AtomicU64>; 2],
     size: u64,
@@ -130,8 +131,8 @@ impl State {
         let blocks = size.div_ceil(BLOCK);
         let words = blocks.div_ceil(64) as usize;
         State {
-            values: (0..size).map(|_| AtomicI8::new(0)).collect(),
-            nibbles: (0..size.div_ceil(2)).map(|_| AtomicU8::new(0)).collect(),
+            values: HugeArray::zeroed(size as usize),
+            nibbles: HugeArray::zeroed(size.div_ceil(2) as usize),
             dirty: [
                 (0..words).map(|_| AtomicU64::new(0)).collect(),
                 (0..words).map(|_| AtomicU64::new(0)).collect(),
@@ -142,7 +143,7 @@ impl State {
 
     #[inline]
     fn nibble(&self, i: u64) -> u8 {
-        let byte = self.nibbles[(i / 2) as usize].load(Relaxed);
+        let byte = self.nibbles()[(i / 2) as usize].load(Relaxed);
         (byte >> (4 * (i & 1))) & 0xF
     }
 
@@ -151,7 +152,7 @@ impl State {
     #[inline]
     fn update_nibble(&self, i: u64, f: impl Fn(u8) -> Option<u8>) -> Option<u8> {
         let shift = 4 * (i & 1);
-        self.nibbles[(i / 2) as usize]
+        self.nibbles()[(i / 2) as usize]
             .fetch_update(Relaxed, Relaxed, |byte| {
                 let old = (byte >> shift) & 0xF;
                 f(old).map(|new| (byte & !(0xF << shift)) | (new << shift))
@@ -171,21 +172,36 @@ impl State {
         self.dirty[which].par_iter().any(|w| w.load(Relaxed) != 0)
     }
 
+    /// The per-board value bytes.
+    #[inline]
+    fn values(&self) -> &[AtomicI8] {
+        self.values.as_atomic_i8()
+    }
+
+    /// The counter nibbles, two boards per byte.
+    #[inline]
+    fn nibbles(&self) -> &[AtomicU8] {
+        self.nibbles.as_atomic_u8()
+    }
+
     /// The final values: decided boards keep theirs, the rest are 0.
-    fn into_values(self) -> Vec<i8> {
-        let nibbles = self.nibbles;
-        self.values
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| {
-                let nibble = (nibbles[i / 2].load(Relaxed) >> (4 * (i & 1))) & 0xF;
-                if nibble == DONE {
-                    v.into_inner()
-                } else {
-                    0
+    fn into_values(self) -> Values {
+        let State {
+            mut values,
+            nibbles,
+            ..
+        } = self;
+        values
+            .par_chunks_mut(CHUNK)
+            .zip(nibbles.par_chunks(CHUNK / 2))
+            .for_each(|(values, nibbles)| {
+                for (i, v) in values.iter_mut().enumerate() {
+                    if (nibbles[i / 2] >> (4 * (i & 1))) & 0xF != DONE {
+                        *v = 0;
+                    }
                 }
-            })
-            .collect()
+            });
+        Values::from_array(values)
     }
 }
 
@@ -200,9 +216,9 @@ fn init(
 ) {
     progress.set_message("captures");
     state
-        .values
+        .values()
         .par_chunks(CHUNK)
-        .zip(state.nibbles.par_chunks(CHUNK / 2))
+        .zip(state.nibbles().par_chunks(CHUNK / 2))
         .enumerate()
         .for_each(|(c, (values, nibbles))| {
             let start = (c * CHUNK) as u64;
@@ -250,9 +266,9 @@ fn run_stage(
     // a zero counter was decided at an earlier stage.)
     let mark = MARK_A;
     state
-        .values
+        .values()
         .par_chunks(CHUNK)
-        .zip(state.nibbles.par_chunks(CHUNK / 2))
+        .zip(state.nibbles().par_chunks(CHUNK / 2))
         .enumerate()
         .for_each(|(c, (values, nibbles))| {
             let start = (c * CHUNK) as u64;
@@ -317,7 +333,7 @@ fn run_stage(
                             continue;
                         }
                         state.update_nibble(i, |_| Some(DONE));
-                        let child_in_loss = state.values[i as usize].load(Relaxed) < 0;
+                        let child_in_loss = state.values()[i as usize].load(Relaxed) < 0;
                         let board = index.unrank(seeds, i).expect("index within the level");
                         rules.for_each_unmove(&board, |parent, _pit| {
                             let Some(q) = index.rank(&parent) else {
@@ -329,7 +345,7 @@ fn run_stage(
                                     .update_nibble(q, |n| (n <= 8).then_some(next_mark))
                                     .is_some()
                                 {
-                                    state.values[q as usize].store(k, Relaxed);
+                                    state.values()[q as usize].store(k, Relaxed);
                                     state.mark_dirty(next, q);
                                     w += 1;
                                 }
@@ -338,7 +354,7 @@ fn run_stage(
                                 // captures give at most -k, the parent loses k. B(q) is
                                 // read only then: most updates touch the nibble alone.
                                 let old = state.update_nibble(q, |n| match n {
-                                    1 if state.values[q as usize].load(Relaxed) <= -k => {
+                                    1 if state.values()[q as usize].load(Relaxed) <= -k => {
                                         Some(next_mark)
                                     }
                                     1..=8 => Some(n - 1),
@@ -346,8 +362,9 @@ fn run_stage(
                                 });
                                 // Decided here iff the counter was 1 and B(q) <= -k; no
                                 // other thread writes q's value after that swap.
-                                if old == Some(1) && state.values[q as usize].load(Relaxed) <= -k {
-                                    state.values[q as usize].store(-k, Relaxed);
+                                if old == Some(1) && state.values()[q as usize].load(Relaxed) <= -k
+                                {
+                                    state.values()[q as usize].store(-k, Relaxed);
                                     state.mark_dirty(next, q);
                                     l += 1;
                                 }
