@@ -11,6 +11,8 @@
 //!   level (nearly every one decompresses a block);
 //! - hit: lookups of boards whose block is already decoded in the reader's cache.
 //!
+//! Latencies are medians (a busy machine makes means jumpy).
+//!
 //! Every lookup is checked against the values written. No timing is asserted.
 //!
 //! Example:
@@ -168,18 +170,17 @@ impl Lcg {
     }
 }
 
-/// Mean latency of lookups of `indices`, each checked against `values`.
+/// Median latency of lookups of `indices`, each checked against `values`.
 fn time_lookups(reader: &LevelReader, indices: &[u64], values: &[i8]) -> Duration {
-    let start = Instant::now();
-    let mut got = Vec::with_capacity(indices.len());
+    let mut times = Vec::with_capacity(indices.len());
     for &i in indices {
-        got.push(reader.get(i).unwrap_or_else(|e| fail(&e.to_string())));
+        let start = Instant::now();
+        let got = reader.get(i).unwrap_or_else(|e| fail(&e.to_string()));
+        times.push(start.elapsed());
+        assert_eq!(got.get(), values[i as usize], "lookup of board {i}");
     }
-    let elapsed = start.elapsed();
-    for (&i, v) in indices.iter().zip(got) {
-        assert_eq!(v.get(), values[i as usize], "lookup of board {i}");
-    }
-    elapsed / indices.len().max(1) as u32
+    times.sort_unstable();
+    times.get(times.len() / 2).copied().unwrap_or_default()
 }
 
 fn micros(d: Duration) -> String {

@@ -277,3 +277,67 @@ fn raw_blocks_hold_the_published_bytes() {
     let expected: Vec<u8> = v[100..200].iter().map(|&x| x as u8).collect();
     assert_eq!(block, expected);
 }
+
+#[test]
+fn decode_range_matches_single_lookups() {
+    let dir = scratch_dir("range");
+    let level = id(RuleSet::Awari, 6, 9);
+    let v = values(level);
+    let path = write_level(&dir, level, &v, small_options()).unwrap();
+    let reader = LevelReader::open(&path).unwrap();
+    for (first, len) in [
+        (0u64, 0usize),
+        (0, 1),
+        (99, 2),
+        (150, 1000),
+        (v.len() as u64 - 7, 7),
+    ] {
+        let got = reader.decode_range(first, len).unwrap();
+        assert_eq!(
+            got,
+            &v[first as usize..first as usize + len],
+            "{first}+{len}"
+        );
+    }
+    let err = reader.decode_range(v.len() as u64 - 1, 2).unwrap_err();
+    assert!(matches!(err, Error::IndexOutOfRange { .. }), "{err}");
+}
+
+#[test]
+fn training_blocks_must_be_whole_blocks_before_any_push() {
+    let dir = scratch_dir("train-on");
+    let level = id(RuleSet::Awari, 6, 6);
+    let v = values(level);
+    let mut writer = LevelWriter::create(&dir, level, small_options()).unwrap();
+    assert!(
+        writer.train_on(&[(50, &v[50..150])]).is_err(),
+        "not on a boundary"
+    );
+    assert!(
+        writer.train_on(&[(100, &v[100..150])]).is_err(),
+        "short block"
+    );
+    let last = (v.len() / 100 * 100) as u64;
+    writer
+        .train_on(&[(0, &v[..100]), (last, &v[last as usize..])])
+        .unwrap();
+    writer.push(&v).unwrap();
+    assert!(writer.train_on(&[(0, &v[..100])]).is_err(), "after a push");
+    let path = writer.finish().unwrap();
+    assert_eq!(LevelReader::open(&path).unwrap().decode_all().unwrap(), v);
+}
+
+#[test]
+fn auto_prefers_context_ranks_when_neighbours_agree() {
+    // Values that depend only on pits 3.. agree with neighbours 1 and 2.
+    let dir = scratch_dir("auto");
+    let level = id(RuleSet::Awari, 6, 10);
+    let v: Vec<i8> = Index::for_pits(6)
+        .boards(10)
+        .map(|b| (b.pits()[3..].iter().map(|&s| i32::from(s) * 7).sum::<i32>() % 21 - 10) as i8)
+        .collect();
+    let path = write_level(&dir, level, &v, WriteOptions::default()).unwrap();
+    let reader = LevelReader::open(&path).unwrap();
+    assert_eq!(reader.encoding(), Encoding::ContextRank);
+    assert_eq!(reader.decode_all().unwrap(), v);
+}
