@@ -5,10 +5,12 @@
 #
 #   scripts/reproduce.sh [DIR]        # databases go to DIR (default db-reproduce)
 #   RULES="awari abapa" scripts/reproduce.sh   # only some rule sets
+#   GAMES="6x1 4x3" scripts/reproduce.sh         # only some games (pits x seeds per pit)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=${1:-db-reproduce}
 rules=${RULES:-"awari abapa grand-slam-captures grand-slam-replay"}
+games=${GAMES:-"6x1 6x2 4x1 4x2 4x3"}
 cargo build --release --bins -q
 solve=./target/release/awari-solve
 probe=./target/release/awari-probe
@@ -16,9 +18,8 @@ echo "# $(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpui
 printf '| %-19s | %4s | %5s | %6s | %-28s | %8s | %9s |\n' rules pits seeds value verdict "build s" "verify s"
 printf '|%s|%s|%s|%s|%s|%s|%s|\n' ---------------------  ------ ------- -------- ------------------------------ ---------- -----------
 for r in $rules; do
-  for game in "6 1" "6 2" "4 1" "4 2" "4 3"; do
-    set -- $game
-    pits=$1 per=$2
+  for game in $games; do
+    pits=${game%x*} per=${game#*x}
     dir="$root/$r-p$pits"
     t0=$(date +%s.%N)
     "$solve" --db "$dir" --rules "$r" --pits "$pits" --start "$per" --json > /dev/null

@@ -309,12 +309,17 @@ fn progress_bar(show: bool, seeds: u32, boards: u64) -> ProgressBar {
     // One unit per board initialised and one per board decided; boards that end
     // as draws are never "decided", so the bar may finish early.
     let bar = ProgressBar::with_draw_target(Some(2 * boards), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template(
-            "level {prefix:>2} [{elapsed_precise}] {bar:30} {percent:>3}% {per_sec:>14} ETA {eta:<4} {msg}",
-        )
-        .expect("a valid template"),
+    let style = ProgressStyle::with_template(
+        "level {prefix:>2} [{elapsed_precise}] {bar:30} {percent:>3}% {rate} ETA {eta:<4} {msg}",
+    )
+    .expect("a valid template")
+    .with_key(
+        "rate",
+        |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:>6.2} M/s", state.per_sec() / 1e6);
+        },
     );
+    bar.set_style(style);
     bar.set_prefix(seeds.to_string());
     bar
 }
