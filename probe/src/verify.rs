@@ -15,8 +15,10 @@
 //! - a board with `v = -k < 0` is *proven* when every quiet child (all have values
 //!   `>= k` by the recurrence) is proven; a board with no move is proven.
 //!
-//! Proven sets grow by sweeps until nothing changes. Because each proof only uses
-//! proofs found earlier, the mover of a proven `k > 0` board can force a gain of
+//! One sweep in index order proves what is at hand; the rest is proven by a
+//! worklist over the forward edges between unproven boards, turned around (each
+//! child, once proven, tells the parents waiting for it). Because each proof only
+//! uses proofs found earlier, the mover of a proven `k > 0` board can force a gain of
 //! at least `k` in finitely many moves, and the opponent of a proven `-k` board
 //! can force at least `k`; with the recurrence on every board (which makes the
 //! defensive bounds hold, endless play counting 0), every value is exact.
@@ -55,7 +57,7 @@ pub struct LevelCheck {
     pub recurrence_errors: u64,
     /// Non-zero boards whose value could not be proven reachable.
     pub unproven: u64,
-    /// Sweeps of the progress check.
+    /// Sweeps of the progress check before the worklist (always 1 now).
     pub sweeps: u32,
     /// The first mismatching boards (at most the limit given).
     pub mismatches: Vec<Mismatch>,

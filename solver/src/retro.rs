@@ -96,11 +96,7 @@ pub fn solve_level(
     let index = Index::for_pits(rules.pits());
     let size = index.level_size(seeds);
     let state = State::new(size);
-    let t0 = std::time::Instant::now();
     init(rules, seeds, index, lower, &state, progress);
-    if std::env::var_os("AWARI_TIMING").is_some() {
-        eprintln!("init {:?}", t0.elapsed());
-    }
 
     let mut stages = Vec::new();
     for k in (1..=seeds as i8).rev() {
