@@ -1,10 +1,9 @@
 //! `awari-probe batch`: many positions, one JSON line each.
 
 use std::io::{BufRead, BufWriter, Write};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use awari_dbformat::{Board, RuleSet};
+use awari_dbformat::Board;
 use awari_probe::Tablebase;
 use rayon::prelude::*;
 
@@ -20,15 +19,8 @@ use super::CmdResult;
 /// Example: printf '1 1 1 1 1 2 / 4 2 3 0 0 0\n' | awari-probe batch --db db
 #[derive(clap::Args)]
 pub struct Args {
-    /// The database directory.
-    #[arg(long, default_value = "db")]
-    db: PathBuf,
-    /// The rule set [default: the only one present in the directory].
-    #[arg(long)]
-    rules: Option<RuleSet>,
-    /// Pits per side of the boards.
-    #[arg(long, default_value_t = 6)]
-    pits: u8,
+    #[command(flatten)]
+    database: super::Database,
     /// Also give every move's value (slower).
     #[arg(long)]
     moves: bool,
@@ -72,7 +64,7 @@ fn answer(tb: &Tablebase, line_no: usize, line: &str, with_moves: bool) -> serde
 
 /// Runs the batch; see [`Args`].
 pub fn run(args: Args) -> CmdResult {
-    let tb = Tablebase::open_for(&args.db, args.rules, args.pits)?;
+    let tb = args.database.open()?;
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
     let mut out = BufWriter::new(stdout);

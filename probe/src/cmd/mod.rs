@@ -12,3 +12,24 @@ pub mod verify;
 
 /// What a subcommand returns: an exit code, or an error to print (exit status 2).
 pub type CmdResult = Result<std::process::ExitCode, Box<dyn std::error::Error>>;
+
+/// The options that choose a database: its directory, rule set and board size.
+#[derive(clap::Args)]
+pub struct Database {
+    /// The database directory.
+    #[arg(long, default_value = "db")]
+    pub db: std::path::PathBuf,
+    /// The rule set [default: the only one present in the directory].
+    #[arg(long)]
+    pub rules: Option<awari_dbformat::RuleSet>,
+    /// Pits per side.
+    #[arg(long, default_value_t = 6)]
+    pub pits: u8,
+}
+
+impl Database {
+    /// Opens the database these options name.
+    pub fn open(&self) -> Result<awari_probe::Tablebase, awari_probe::ProbeError> {
+        awari_probe::Tablebase::open_for(&self.db, self.rules, self.pits)
+    }
+}

@@ -2,15 +2,14 @@
 //! a game from its start position.
 
 use std::ops::RangeInclusive;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
 use awari_dbformat::file::LevelReader;
-use awari_dbformat::{Board, RuleSet, Rules};
+use awari_dbformat::{Board, Rules};
 use awari_probe::verify::{self, LevelCheck, Levels};
-use awari_probe::{ProbeError, Tablebase};
+use awari_probe::ProbeError;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::CmdResult;
@@ -28,15 +27,8 @@ use super::CmdResult;
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// The database directory.
-    #[arg(long, default_value = "db")]
-    db: PathBuf,
-    /// The rule set [default: the only one present in the directory].
-    #[arg(long)]
-    rules: Option<RuleSet>,
-    /// Pits per side.
-    #[arg(long, default_value_t = 6)]
-    pits: u8,
+    #[command(flatten)]
+    database: super::Database,
     /// The levels to check, e.g. 10..14 or 12 [default: every level present].
     /// Lower levels are read but taken as correct.
     #[arg(long, value_parser = parse_levels, conflicts_with = "start")]
@@ -69,7 +61,7 @@ fn parse_levels(text: &str) -> Result<RangeInclusive<u32>, String> {
 
 /// Runs the verification; see [`Args`].
 pub fn run(args: Args) -> CmdResult {
-    let tb = Tablebase::open_for(&args.db, args.rules, args.pits)?;
+    let tb = args.database.open()?;
     let rules = tb.rules();
     let present = tb.levels();
     let wanted: Vec<u32> = match (&args.levels, args.start) {
@@ -84,7 +76,7 @@ pub fn run(args: Args) -> CmdResult {
         return Err(ProbeError::MissingLevel {
             seeds: missing,
             rules,
-            dir: args.db.clone(),
+            dir: args.database.db.clone(),
         }
         .into());
     }
@@ -104,7 +96,7 @@ pub fn run(args: Args) -> CmdResult {
             return Err(ProbeError::MissingLevel {
                 seeds,
                 rules,
-                dir: args.db.clone(),
+                dir: args.database.db.clone(),
             }
             .into());
         }
