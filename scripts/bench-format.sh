@@ -13,7 +13,7 @@
 #
 # DB_DIR holds level files (*.awl) or published scores.N files. Options:
 # --min-seeds N --max-seeds N (default 0..24), --block-boards B, --zstd-level L,
-# --encoding auto|raw|rank1|rank2|rank3, --lookups K (default 2000).
+# --encoding auto|raw|rank1|rank2|rank3|ans1|ans2|ans3, --lookups K (default 2000).
 set -euo pipefail
 if [ $# -lt 1 ]; then
     sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'

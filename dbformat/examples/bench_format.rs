@@ -41,7 +41,7 @@ struct Args {
 fn usage() -> ! {
     eprintln!(
         "usage: bench_format --db DIR [--out DIR] [--min-seeds N] [--max-seeds N] \
-         [--block-boards B] [--zstd-level L] [--encoding auto|raw|rank1|rank2|rank3] \
+         [--block-boards B] [--zstd-level L] [--encoding auto|raw|rank1|rank2|rank3|ans1|ans2|ans3] \
          [--lookups K] [--keep]"
     );
     std::process::exit(2)
@@ -79,6 +79,9 @@ fn parse_args() -> Args {
                     "rank1" => EncodingChoice::ContextRank(1),
                     "rank2" => EncodingChoice::ContextRank(2),
                     "rank3" => EncodingChoice::ContextRank(3),
+                    "ans1" => EncodingChoice::ContextAns(1),
+                    "ans2" => EncodingChoice::ContextAns(2),
+                    "ans3" => EncodingChoice::ContextAns(3),
                     _ => usage(),
                 }
             }

@@ -203,7 +203,11 @@ fn header_fields_are_checked_behind_the_checksum() {
         (12, vec![9], "unknown rule set code 9"),
         (13, vec![9], "9 pits per side"),
         (14, vec![7], "unknown value encoding code 7"),
-        (15, vec![0], "unknown compression code 0"),
+        (
+            15,
+            vec![7],
+            "compression code 7 does not go with the context-ans encoding",
+        ),
         (
             16,
             9u32.to_le_bytes().to_vec(),
@@ -368,7 +372,7 @@ fn a_block_with_a_valid_checksum_but_bad_content_is_corrupt() {
             zstd::bulk::compress(&short, 1).unwrap(),
             "decompresses to 999 bytes, expected 1000",
         ),
-        (b"not a zstd frame".to_vec(), "block 2 does not decompress"),
+        (b"not a zstd frame".to_vec(), "block 2: does not decompress"),
     ] {
         std::fs::write(&path, rebuild(&frame)).unwrap();
         let reader = LevelReader::open(&path).unwrap();
@@ -422,19 +426,28 @@ fn a_missing_file_is_an_io_error_naming_it() {
 
 /// A valid file image to mutate in the property tests (written once).
 fn sample_image(choice: EncodingChoice) -> Vec<u8> {
-    static RAW: OnceLock<Vec<u8>> = OnceLock::new();
-    static RANK: OnceLock<Vec<u8>> = OnceLock::new();
-    let cell = if choice == EncodingChoice::Raw {
-        &RAW
-    } else {
-        &RANK
+    static IMAGES: [OnceLock<Vec<u8>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let k = match choice {
+        EncodingChoice::Raw => 0,
+        EncodingChoice::ContextRank(_) => 1,
+        _ => 2,
     };
-    cell.get_or_init(|| {
-        let dir = scratch_dir(&format!("image-{}", choice == EncodingChoice::Raw));
-        let (path, _) = write(&dir, level(RuleSet::Awari, 4, 6), choice);
-        std::fs::read(path).unwrap()
-    })
-    .clone()
+    IMAGES[k]
+        .get_or_init(|| {
+            let dir = scratch_dir(&format!("image-{k}"));
+            let (path, _) = write(&dir, level(RuleSet::Awari, 4, 6), choice);
+            std::fs::read(path).unwrap()
+        })
+        .clone()
+}
+
+/// The three encodings, by number.
+fn encoding(k: u8) -> EncodingChoice {
+    match k % 3 {
+        0 => EncodingChoice::Raw,
+        1 => EncodingChoice::ContextRank(3),
+        _ => EncodingChoice::ContextAns(3),
+    }
 }
 
 proptest! {
@@ -449,10 +462,10 @@ proptest! {
     fn parsing_a_damaged_header_and_table_never_panics(
         edits in proptest::collection::vec((0usize..2048, any::<u8>()), 1..12),
         repair in any::<bool>(),
-        rank in any::<bool>(),
+        which in any::<u8>(),
         cut in proptest::option::of(0usize..4096),
     ) {
-        let choice = if rank { EncodingChoice::ContextRank(3) } else { EncodingChoice::Raw };
+        let choice = encoding(which);
         let mut b = sample_image(choice);
         let head = (u64_at(&b, 56) as usize).min(b.len());
         for (at, x) in edits {
@@ -477,9 +490,10 @@ proptest! {
     #[test]
     fn parsing_arbitrary_models_never_panics(
         neighbours in prop_oneof![Just(3u8), 0u8..5],
+        pit0_classes in prop_oneof![Just(4u8), 0u8..10],
         alphabet in prop_oneof![Just(13u16), 0u16..20],
         entries in proptest::collection::vec(
-            (0u32..3000, proptest::collection::vec(0u8..15, 0..15)), 0..10),
+            (0u32..12000, proptest::collection::vec(0u8..15, 0..15)), 0..10),
         extra in proptest::collection::vec(any::<u8>(), 0..4),
         claimed in proptest::option::of(any::<u32>()),
     ) {
@@ -492,7 +506,7 @@ proptest! {
         }
         body.extend_from_slice(&extra[extra.len().min(1)..]);
         let id = level(RuleSet::Awari, 6, 6);
-        let mut raw = vec![neighbours, 0];
+        let mut raw = vec![neighbours, pit0_classes];
         raw.extend_from_slice(&alphabet.to_le_bytes());
         raw.extend_from_slice(&count.to_le_bytes());
         raw.extend_from_slice(&body);
@@ -511,6 +525,53 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    /// The rANS model parser and decoder, fed tables that are often valid
+    /// (frequencies made to add up) and streams of arbitrary bytes.
+    #[test]
+    fn arbitrary_ans_models_and_streams_never_panic(
+        pit0_classes in prop_oneof![Just(4u8), 0u8..10],
+        tables in proptest::collection::vec(
+            (0u32..12000, proptest::collection::btree_set(0u8..13, 1..13), any::<bool>()), 1..6),
+        stream in proptest::collection::vec(any::<u8>(), 0..64),
+        len in 0usize..300,
+    ) {
+        let id = level(RuleSet::Awari, 6, 6);
+        let mut raw = vec![3, pit0_classes, 13, 0];
+        raw.extend_from_slice(&(tables.len() as u32).to_le_bytes());
+        for (ctx, symbols, exact) in &tables {
+            raw.extend_from_slice(&ctx.to_le_bytes());
+            raw.push(symbols.len() as u8);
+            // Frequencies adding up to 2^14 with the unlisted ones at 1, or not.
+            let budget = (1u32 << 14) - (13 - symbols.len() as u32);
+            let each = budget / symbols.len() as u32;
+            for (k, &s) in symbols.iter().enumerate() {
+                let mut f = each;
+                if k == 0 {
+                    f += budget - each * symbols.len() as u32;
+                }
+                if !exact && k == 0 {
+                    f += 1;
+                }
+                raw.push(s);
+                raw.extend_from_slice(&(f as u16).to_le_bytes());
+            }
+        }
+        let mut section = (raw.len() as u32).to_le_bytes().to_vec();
+        section.extend_from_slice(&zstd::bulk::compress(&raw, 1).unwrap());
+        if let Ok(model) = Model::parse(Encoding::ContextAns, id, &section) {
+            let mut out = vec![0i8; len];
+            if model.decode_block(id, 100, &stream, &mut out).is_ok() {
+                prop_assert!(out.iter().all(|&v| i32::from(v).abs() <= 6));
+            }
+            let mut prefix = vec![0i8; len / 2];
+            let _ = model.decode_frame(id, 100, &stream, len, &mut prefix);
+        }
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
     /// Whatever is damaged, the reader either refuses the file, fails a lookup,
@@ -519,11 +580,11 @@ proptest! {
     fn a_damaged_file_never_reads_wrong_values(
         edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..6),
         repair in any::<bool>(),
-        rank in any::<bool>(),
+        which in any::<u8>(),
     ) {
         let id = level(RuleSet::Awari, 4, 6);
         let truth = values(id);
-        let choice = if rank { EncodingChoice::ContextRank(3) } else { EncodingChoice::Raw };
+        let choice = encoding(which);
         let mut b = sample_image(choice);
         for (at, x) in edits {
             let at = at % b.len();

@@ -1,64 +1,81 @@
-//! Value encodings: how the values of one block become the bytes that zstd
-//! compresses, and back.
+//! Value encodings: how the values of one block become the bytes stored for
+//! it, and back.
 //!
-//! - [`Encoding::Raw`]: one signed byte per board, as in the published files.
-//! - [`Encoding::ContextRank`]: each value is replaced by its rank in a
-//!   per-level frequency order chosen by the values of up to three
-//!   *neighbours* — boards of the same block that differ by one seed moved from
-//!   the mover's pit `k` (`k` = 1, 2, 3: B, C, D) into pit 0 (A). Such a board
-//!   always comes earlier in index order, at a distance that depends only on
-//!   pits 0..=2 (see [`neighbour_offsets`]), so a decoder finds it without
-//!   ranking. Neighbouring boards usually have close or equal values, so the
-//!   ranks are mostly 0 and 1 and zstd codes them in fewer bits than the raw
-//!   values (measured in the module docs of [`super`]).
+//! - [`Encoding::Raw`]: one signed byte per board, as in the published files,
+//!   compressed with zstd.
+//! - [`Encoding::ContextRank`]: each value replaced by its rank in a per-level
+//!   frequency order chosen by its context ([`super::context`]), compressed
+//!   with zstd. In context the value is usually the most frequent one, so the
+//!   ranks are mostly 0 and 1.
+//! - [`Encoding::ContextAns`]: each value entropy-coded with rANS under its
+//!   context's per-level probability table ([`super::ans`]); no zstd.
 //!
-//! The per-level orders (the *model*) are stored once, in the file's model
-//! section, zstd-compressed.
+//! The per-level orders or tables (the *model*) are stored once, in the file's
+//! model section ([`Model::to_bytes`]). Decoding a board of a context encoding
+//! costs one add and a table lookup on the chain from the previous board,
+//! which is what a lookup pays, for the boards of its block up to the one
+//! asked for.
 
-use std::collections::HashMap;
 use std::fmt;
 
-use crate::board::MAX_BOARD_PITS;
-use crate::index::Index;
+use super::ans::AnsModel;
+use super::context::{
+    pack, symbol, unpack, walk, Counts, NextSymbol, Shape, MAX_MODEL_BYTES, PIT0_CLASSES,
+};
+use super::layout::{COMPRESSION_NONE, COMPRESSION_ZSTD};
+use super::{zstd_ctx, LevelId};
 
-use super::LevelId;
+pub use super::context::{
+    class3, neighbour_offsets, usable_neighbours, CLASSES3, MAX_NEIGHBOURS, MAX_PIT0_CLASSES,
+};
 
-/// The most neighbours a context can use.
-pub const MAX_NEIGHBOURS: usize = 3;
-
-/// How a level's values are turned into bytes before compression (the header's
+/// How a level's values are turned into the bytes of its blocks (the header's
 /// "value encoding" field).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Encoding {
-    /// Code 0: the value itself as a signed byte.
+    /// Code 0: the value itself as a signed byte; blocks are zstd frames.
     Raw,
-    /// Code 1: the value's rank in the order its neighbours' values select.
+    /// Code 1: the value's rank in its context's order; blocks are zstd frames.
     ContextRank,
+    /// Code 2: the value rANS-coded with its context's probabilities; blocks
+    /// are rANS streams.
+    ContextAns,
 }
 
 impl Encoding {
+    /// Every encoding, in code order.
+    pub const ALL: [Encoding; 3] = [Encoding::Raw, Encoding::ContextRank, Encoding::ContextAns];
+
     /// The header code.
     pub fn code(self) -> u8 {
         match self {
             Encoding::Raw => 0,
             Encoding::ContextRank => 1,
+            Encoding::ContextAns => 2,
         }
     }
 
     /// The encoding with header code `code`, or `None` for an unknown code.
     pub fn from_code(code: u8) -> Option<Encoding> {
-        match code {
-            0 => Some(Encoding::Raw),
-            1 => Some(Encoding::ContextRank),
-            _ => None,
+        Encoding::ALL.into_iter().find(|e| e.code() == code)
+    }
+
+    /// The header's compression code that goes with this encoding: zstd for
+    /// raw and context-rank, none (the encoding is the entropy coder) for
+    /// context-ans.
+    pub fn compression(self) -> u8 {
+        match self {
+            Encoding::Raw | Encoding::ContextRank => COMPRESSION_ZSTD,
+            Encoding::ContextAns => COMPRESSION_NONE,
         }
     }
 
-    /// `raw` or `context-rank`.
+    /// `raw`, `context-rank` or `context-ans`.
     pub fn name(self) -> &'static str {
         match self {
             Encoding::Raw => "raw",
             Encoding::ContextRank => "context-rank",
+            Encoding::ContextAns => "context-ans",
         }
     }
 }
@@ -69,228 +86,6 @@ impl fmt::Display for Encoding {
     }
 }
 
-/// How many neighbour kinds boards with `pits` pits per side have: pits 1..=k
-/// must all be the mover's, so `min(3, pits - 1)`.
-pub fn usable_neighbours(pits: u8) -> usize {
-    (pits as usize).saturating_sub(1).min(MAX_NEIGHBOURS)
-}
-
-/// The distance back, in index order, from a board to its neighbour `k`
-/// (`k` = 1..=3: the board with one seed moved from pit `k` to pit 0), or 0
-/// when pit `k` is empty. `pits` are the board's pits 0..=3.
-///
-/// All boards that agree on pits `k+1..` are contiguous in the index and
-/// enumerate pits `k..=0` lexicographically, so the distance is a count of
-/// compositions: 1 for `k` = 1, `p0 + p1 + 2` for `k` = 2, and
-/// `(s+2)(s+3)/2 - p2` with `s = p0 + p1 + p2` for `k` = 3. It needs the
-/// mover to own pits `1..=k` (more than `k` pits per side), because whether a
-/// board is stored depends on the opponent's pits only.
-#[inline]
-pub fn neighbour_offsets(pits: &[u8]) -> [u64; MAX_NEIGHBOURS] {
-    let p0 = u64::from(pits[0]);
-    let p1 = u64::from(pits[1]);
-    let p2 = u64::from(pits[2]);
-    let s = p0 + p1 + p2;
-    [
-        u64::from(pits[1] > 0),
-        if pits[2] > 0 { p0 + p1 + 2 } else { 0 },
-        if pits.get(3).copied().unwrap_or(0) > 0 {
-            (s + 2) * (s + 3) / 2 - p2
-        } else {
-            0
-        },
-    ]
-}
-
-/// Calls `visit(i, offsets)` for the boards `start .. start + len` of a level,
-/// where `i` counts from 0 at `start` and `offsets[k-1]` is the distance back to
-/// neighbour `k` when it lies in `start..` (0 otherwise). Only the first
-/// `neighbours` offsets are filled.
-///
-/// Boards come in *runs* that share pits 2.. and move seeds from pit 0 to pit
-/// 1 one at a time; the offsets of neighbours 2 and 3 are constant along a run,
-/// so the board itself is only stepped once per run (as [`crate::LevelIter`]
-/// does, skipping unstored boards).
-#[inline]
-fn walk(
-    id: LevelId,
-    start: u64,
-    len: usize,
-    neighbours: usize,
-    mut visit: impl FnMut(usize, [usize; 3]),
-) {
-    for_each_run(id, start, len, neighbours, |run| {
-        for j in 0..run.len {
-            let i = run.first + j;
-            let o1 = usize::from(run.first_p1 + j > 0 && i >= 1);
-            let o2 = if run.off2 <= i { run.off2 } else { 0 };
-            let o3 = if run.off3 <= i { run.off3 } else { 0 };
-            visit(i, [o1, o2, o3]);
-        }
-    });
-}
-
-/// Boards of a block that share pits 2.. (see [`walk`]).
-#[derive(Clone, Copy, Debug)]
-struct Run {
-    /// Position of the run's first board in the block.
-    first: usize,
-    /// Boards in the run (within the block).
-    len: usize,
-    /// Pit 1 of the first board; it grows by one along the run.
-    first_p1: usize,
-    /// Distance to neighbour 2 along the run, 0 when there is none.
-    off2: usize,
-    /// Distance to neighbour 3 along the run, 0 when there is none.
-    off3: usize,
-}
-
-/// Calls `visit` for each run of the boards `start .. start + len`, in order.
-#[inline]
-fn for_each_run(
-    id: LevelId,
-    start: u64,
-    len: usize,
-    neighbours: usize,
-    mut visit: impl FnMut(Run),
-) {
-    let p = usize::from(id.rules.pits());
-    let Ok(board) = Index::for_pits(id.rules.pits()).unrank(id.seeds, start) else {
-        return;
-    };
-    let mut pits = [0u8; MAX_BOARD_PITS];
-    pits[..2 * p].copy_from_slice(board.pits());
-    let mut pos = 0usize;
-    while pos < len {
-        let r = usize::from(pits[0]) + usize::from(pits[1]);
-        let p1 = usize::from(pits[1]);
-        let p2 = usize::from(pits[2]);
-        let take = (r - p1 + 1).min(len - pos);
-        let off2 = if neighbours >= 2 && p2 > 0 { r + 2 } else { 0 };
-        let off3 = if neighbours >= 3 && pits[3] > 0 {
-            let s = r + p2;
-            (s + 2) * (s + 3) / 2 - p2
-        } else {
-            0
-        };
-        visit(Run {
-            first: pos,
-            len: take,
-            first_p1: p1,
-            off2,
-            off3,
-        });
-        pos += take;
-        if pos < len {
-            // The run ends with all r seeds in pit 1; go on to the next run.
-            pits[0] = 0;
-            pits[1] = r as u8;
-            if !next_board(&mut pits, p) {
-                return;
-            }
-        }
-    }
-}
-
-/// Decodes context ranks with `K` neighbours: the hot loop of a lookup.
-///
-/// `sym[0]` is the "no neighbour" symbol and board `i`'s symbol goes to
-/// `sym[i + 1]`, so a missing neighbour is index 0 and the loop has no
-/// branches on it. The part of the context from neighbours 2 and 3 does not
-/// depend on the previous board, so only one add and one table load lie on
-/// the chain from one board to the next.
-fn decode_ranks<const K: usize>(
-    m: &RankModel,
-    id: LevelId,
-    start: u64,
-    bytes: &[u8],
-    sym: &mut [u8],
-) -> Result<(), usize> {
-    let a = m.alphabet;
-    let base = a + 1;
-    let fast = &m.fast[..];
-    let order = &m.order[..];
-    let slot_of = &m.slot_of[..];
-    let class3 = &m.class3[..];
-    let mut bad = None;
-    for_each_run(id, start, bytes.len(), K, |run| {
-        // Neighbour 1 is the previous board of the run: keep it in a register.
-        let mut prev = if run.first_p1 > 0 && run.first >= 1 {
-            usize::from(sym[run.first])
-        } else {
-            a
-        };
-        for (i, &r) in (run.first..run.first + run.len).zip(&bytes[run.first..]) {
-            let mut hi = 0;
-            if K >= 3 {
-                let i3 = if run.off3 != 0 && run.off3 <= i {
-                    i + 1 - run.off3
-                } else {
-                    0
-                };
-                hi = usize::from(class3[usize::from(sym[i3])]);
-            }
-            if K >= 2 {
-                let i2 = if run.off2 != 0 && run.off2 <= i {
-                    i + 1 - run.off2
-                } else {
-                    0
-                };
-                hi = (hi * base + usize::from(sym[i2])) * base;
-            }
-            let ctx = hi + prev;
-            let r = usize::from(r);
-            let s = if r < FAST {
-                fast[ctx * FAST + r]
-            } else if r < a {
-                order[slot_of[ctx] as usize * a + r]
-            } else {
-                bad.get_or_insert(i);
-                0
-            };
-            sym[i + 1] = s;
-            prev = usize::from(s);
-        }
-    });
-    match bad {
-        Some(i) => Err(i),
-        None => Ok(()),
-    }
-}
-
-/// Steps `pits` to the next stored board in index order, as
-/// [`crate::LevelIter`] does; false when there is none (past the level's end).
-fn next_board(pits: &mut [u8; MAX_BOARD_PITS], per_side: usize) -> bool {
-    let n = 2 * per_side;
-    let step = |pits: &mut [u8; MAX_BOARD_PITS]| -> bool {
-        let Some(low) = pits[..n].iter().position(|&s| s > 0) else {
-            return false;
-        };
-        if low + 1 >= n {
-            return false;
-        }
-        let rest = pits[low] - 1;
-        pits[low] = 0;
-        pits[low + 1] += 1;
-        pits[0] = rest;
-        true
-    };
-    if !step(pits) {
-        return false;
-    }
-    // An opponent row without an empty pit is not stored: skip every mover
-    // arrangement of that row at once.
-    while pits[per_side..n].iter().all(|&s| s > 0) {
-        let mover: u8 = pits[..per_side].iter().sum();
-        pits[..per_side].fill(0);
-        pits[per_side - 1] = mover;
-        if !step(pits) {
-            return false;
-        }
-    }
-    true
-}
-
 /// A level's encoding together with what it needs to decode (the model).
 #[derive(Clone, Debug)]
 pub enum Model {
@@ -298,15 +93,14 @@ pub enum Model {
     Raw,
     /// See [`Encoding::ContextRank`].
     ContextRank(RankModel),
+    /// See [`Encoding::ContextAns`].
+    ContextAns(AnsModel),
 }
 
 /// Per-context frequency orders of the values of one level.
 #[derive(Clone)]
 pub struct RankModel {
-    /// Neighbours in a context, 1..=3.
-    neighbours: usize,
-    /// Symbols: `2 * seeds + 1`.
-    alphabet: usize,
+    shape: Shape,
     /// `slot_of[context]`: the order to use, 0 being the level's overall order.
     slot_of: Vec<u32>,
     /// `order[slot * alphabet + rank]`: the symbol of that rank.
@@ -316,119 +110,34 @@ pub struct RankModel {
     /// `fast[context * FAST + rank]`: the symbols of the first [`FAST`] ranks
     /// (nearly every board), one cache line per context.
     fast: Vec<u8>,
-    /// [`class3`] of every symbol and of "none" (index `alphabet`).
-    class3: Vec<u8>,
 }
 
 /// Ranks decoded from the dense per-context table.
 const FAST: usize = 4;
-/// Classes of neighbour 3's value in a context.
-pub const CLASSES3: usize = 10;
 
-/// The class of neighbour 3's symbol `s` in a level of `seeds` seeds: 0..=6
-/// for values -3..=3 (clamped), 7 for -seeds, 8 for +seeds, 9 for no neighbour
-/// (`s == 2 * seeds + 1`).
-pub fn class3(s: usize, seeds: u32) -> u8 {
-    let n = seeds as i64;
-    if s > 2 * seeds as usize {
-        return 9;
-    }
-    let v = s as i64 - n;
-    if v == -n && n > 0 {
-        7
-    } else if v == n && n > 0 {
-        8
-    } else {
-        (v.clamp(-3, 3) + 3) as u8
-    }
-}
+/// Contexts need at least this many training boards to get their own order.
+const MIN_CONTEXT_COUNT: u64 = 8;
 
 impl fmt::Debug for RankModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "RankModel({} neighbours, {} orders)",
-            self.neighbours,
-            self.order.len() / self.alphabet.max(1)
+            "RankModel({:?}, {} orders)",
+            self.shape,
+            self.order.len() / self.shape.alphabet.max(1)
         )
     }
 }
 
-/// The most bytes a serialised rank model may expand to (a guard against a
-/// corrupt length field; real models are far smaller).
-const MAX_MODEL_BYTES: usize = 64 << 20;
-
-/// Contexts need at least this many training boards to get their own order.
-const MIN_CONTEXT_COUNT: u64 = 8;
-
 impl RankModel {
-    fn base(&self) -> usize {
-        self.alphabet + 1
-    }
-
-    /// The context number of board `i` of a block, from already known symbols:
-    /// `s1 + base * (s2 + base * class(s3))`, see [`RankModel::contexts`].
-    #[inline]
-    fn context(&self, symbols: &[u8], i: usize, offsets: [usize; 3]) -> usize {
-        let state = |k: usize| {
-            if offsets[k] == 0 {
-                self.alphabet
-            } else {
-                usize::from(symbols[i - offsets[k]])
-            }
-        };
-        let base = self.base();
-        let mut ctx = 0;
-        if self.neighbours >= 3 {
-            ctx = usize::from(self.class3[state(2)]);
-        }
-        if self.neighbours >= 2 {
-            ctx = ctx * base + state(1);
-        }
-        ctx * base + state(0)
-    }
-
-    /// The number of contexts: neighbours 1 and 2 contribute their symbol or
-    /// "none" (`base` states each), neighbour 3 one of [`CLASSES3`] classes
-    /// (see [`class3`]): its exact value adds little once the first two are
-    /// known, and the smaller table stays in the processor's caches.
-    fn contexts(&self) -> usize {
-        match self.neighbours {
-            1 => self.base(),
-            2 => self.base() * self.base(),
-            _ => CLASSES3 * self.base() * self.base(),
-        }
-    }
-
-    /// Learns the orders from whole blocks `(first index, values)` of a level.
-    fn train(id: LevelId, neighbours: usize, blocks: &[(u64, &[i8])]) -> RankModel {
-        let seeds = id.seeds;
-        let alphabet = 2 * seeds as usize + 1;
-        let mut global = vec![0u64; alphabet];
-        let mut counts: HashMap<usize, Vec<u64>> = HashMap::new();
-        let mut model = RankModel {
-            neighbours,
-            alphabet,
-            slot_of: Vec::new(),
-            order: Vec::new(),
-            rank: Vec::new(),
-            fast: Vec::new(),
-            class3: (0..=alphabet).map(|s| class3(s, seeds)).collect(),
-        };
-        let mut symbols = Vec::new();
-        for &(start, values) in blocks {
-            symbols.clear();
-            symbols.extend(values.iter().map(|&v| symbol(v, seeds)));
-            walk(id, start, values.len(), neighbours, |i, offs| {
-                let ctx = model.context(&symbols, i, offs);
-                let s = usize::from(symbols[i]);
-                global[s] += 1;
-                counts.entry(ctx).or_insert_with(|| vec![0; alphabet])[s] += 1;
-            });
-        }
-        let mut contexts: Vec<(usize, Vec<u64>)> = counts
-            .into_iter()
+    /// Learns the orders from symbol counts per context (see [`Shape::count`]).
+    fn from_counts(shape: Shape, counts: &Counts) -> RankModel {
+        let alphabet = shape.alphabet;
+        let (global, counts) = counts;
+        let mut contexts: Vec<(usize, &Vec<u64>)> = counts
+            .iter()
             .filter(|(_, c)| c.iter().sum::<u64>() >= MIN_CONTEXT_COUNT)
+            .map(|(ctx, c)| (*ctx, c))
             .collect();
         // Keep the model within what a reader accepts: the most used contexts.
         let room = (MAX_MODEL_BYTES - 8) / (5 + alphabet) - 1;
@@ -437,24 +146,22 @@ impl RankModel {
             contexts.truncate(room);
         }
         contexts.sort_unstable_by_key(|(ctx, _)| *ctx);
-        let mut lists = vec![(usize::MAX, order_of(&global))];
+        let mut lists = vec![(usize::MAX, order_of(global))];
         lists.extend(contexts.iter().map(|(ctx, c)| (*ctx, order_of(c))));
-        model.install(&lists);
-        model
+        RankModel::install(shape, &lists)
     }
 
-    /// Fills the lookup tables from `(context, symbols by rank)` lists; the first
-    /// list is the overall order (its context is ignored). Symbols missing from a
-    /// list follow it in increasing order.
-    fn install(&mut self, lists: &[(usize, Vec<u8>)]) {
-        let a = self.alphabet;
-        let contexts = self.contexts();
-        self.slot_of = vec![0; contexts];
-        self.order = vec![0; lists.len() * a];
-        self.rank = vec![0; lists.len() * a];
+    /// Builds the lookup tables from `(context, symbols by rank)` lists; the
+    /// first list is the overall order (its context is ignored). Symbols
+    /// missing from a list follow it in increasing order.
+    fn install(shape: Shape, lists: &[(usize, Vec<u8>)]) -> RankModel {
+        let a = shape.alphabet;
+        let mut slot_of = vec![0u32; shape.contexts()];
+        let mut order = vec![0u8; lists.len() * a];
+        let mut rank = vec![0u8; lists.len() * a];
         for (slot, (ctx, list)) in lists.iter().enumerate() {
             if slot > 0 {
-                self.slot_of[*ctx] = slot as u32;
+                slot_of[*ctx] = slot as u32;
             }
             let mut seen = vec![false; a];
             let mut full: Vec<u8> = list.clone();
@@ -463,24 +170,30 @@ impl RankModel {
             }
             full.extend((0..a as u8).filter(|&s| !seen[usize::from(s)]));
             for (r, &s) in full.iter().enumerate() {
-                self.order[slot * a + r] = s;
-                self.rank[slot * a + usize::from(s)] = r as u8;
+                order[slot * a + r] = s;
+                rank[slot * a + usize::from(s)] = r as u8;
             }
         }
-        self.fast = self
-            .slot_of
+        let fast = slot_of
             .iter()
             .flat_map(|&slot| {
                 let first = slot as usize * a;
                 (0..FAST).map(move |r| if r < a { first + r } else { first })
             })
-            .map(|at| self.order[at])
+            .map(|at| order[at])
             .collect();
+        RankModel {
+            shape,
+            slot_of,
+            order,
+            rank,
+            fast,
+        }
     }
 
     /// The lists of [`RankModel::install`] back, for serialisation.
     fn lists(&self) -> Vec<(usize, Vec<u8>)> {
-        let a = self.alphabet;
+        let a = self.shape.alphabet;
         let mut out = vec![(0, self.order[..a].to_vec())];
         for (ctx, &slot) in self.slot_of.iter().enumerate() {
             if slot > 0 {
@@ -488,9 +201,75 @@ impl RankModel {
                 out.push((ctx, self.order[s * a..(s + 1) * a].to_vec()));
             }
         }
-        // `install` numbers slots in list order; keep the stored order stable.
-        out[1..].sort_by_key(|(ctx, _)| *ctx);
         out
+    }
+
+    fn encode(&self, id: LevelId, start: u64, values: &[i8], out: &mut Vec<u8>) {
+        let symbols: Vec<u8> = values.iter().map(|&v| symbol(v, id.seeds)).collect();
+        let first = out.len();
+        out.resize(first + values.len(), 0);
+        let a = self.shape.alphabet;
+        walk(
+            id,
+            start,
+            values.len(),
+            self.shape.neighbours,
+            |i, offs, pit0| {
+                let ctx = self.shape.context(&symbols, i, offs, pit0);
+                let slot = self.slot_of[ctx] as usize;
+                out[first + i] = self.rank[slot * a + usize::from(symbols[i])];
+            },
+        );
+    }
+
+    fn decode(&self, id: LevelId, start: u64, ranks: &[u8], out: &mut [i8]) -> Result<(), String> {
+        let a = self.shape.alphabet;
+        let mut sym = vec![a as u8; ranks.len() + 1];
+        let mut next = RankNext {
+            ranks,
+            fast: &self.fast,
+            order: &self.order,
+            slot_of: &self.slot_of,
+            alphabet: a,
+        };
+        let decoded = self
+            .shape
+            .decode(id, start, ranks.len(), &mut sym, &mut next);
+        if let Err(i) = decoded {
+            return Err(format!(
+                "rank {} at board {} is outside 0..{a}",
+                ranks[i],
+                start + i as u64
+            ));
+        }
+        let seeds = id.seeds as i32;
+        for (o, &s) in out.iter_mut().zip(&sym[1..]) {
+            *o = (i32::from(s) - seeds) as i8;
+        }
+        Ok(())
+    }
+}
+
+/// The symbols of a context-rank block, from its ranks.
+struct RankNext<'a> {
+    ranks: &'a [u8],
+    fast: &'a [u8],
+    order: &'a [u8],
+    slot_of: &'a [u32],
+    alphabet: usize,
+}
+
+impl NextSymbol for RankNext<'_> {
+    #[inline(always)]
+    fn next(&mut self, i: usize, ctx: usize) -> Option<u8> {
+        let r = usize::from(self.ranks[i]);
+        if r < FAST {
+            Some(self.fast[ctx * FAST + r])
+        } else if r < self.alphabet {
+            Some(self.order[self.slot_of[ctx] as usize * self.alphabet + r])
+        } else {
+            None
+        }
     }
 }
 
@@ -503,48 +282,72 @@ fn order_of(counts: &[u64]) -> Vec<u8> {
     symbols
 }
 
-#[inline]
-fn symbol(value: i8, seeds: u32) -> u8 {
-    (i32::from(value) + seeds as i32) as u8
-}
-
 impl Model {
     /// The encoding this model implements.
     pub fn encoding(&self) -> Encoding {
         match self {
             Model::Raw => Encoding::Raw,
             Model::ContextRank(_) => Encoding::ContextRank,
+            Model::ContextAns(_) => Encoding::ContextAns,
         }
     }
 
-    /// A short description: `raw`, or `context-rank/3` (neighbours used).
+    /// A short description: `raw`, `context-rank/3+p0`, `context-ans/2+p0`
+    /// (neighbours used, and whether pit 0 is part of the context).
     pub fn describe(&self) -> String {
         match self {
             Model::Raw => "raw".into(),
-            Model::ContextRank(m) => format!("context-rank/{}", m.neighbours),
+            Model::ContextRank(m) => format!("context-rank/{}", m.shape.describe()),
+            Model::ContextAns(m) => format!("context-ans/{}", m.describe()),
         }
     }
 
-    /// A context-rank model with `neighbours` neighbours learnt from whole
-    /// blocks `(first index, values)` of level `id`. Every value must lie in
-    /// `-seeds..=seeds` (the writer checks before calling).
+    /// A context-rank model with `neighbours` neighbours (and pit 0) learnt
+    /// from whole blocks `(first board, values)` of level `id`. Every value must
+    /// lie in `-seeds..=seeds` (the writer checks before calling).
     pub fn train(id: LevelId, neighbours: usize, blocks: &[(u64, &[i8])]) -> Model {
-        Model::ContextRank(RankModel::train(id, neighbours, blocks))
+        let shape = Shape::new(id, neighbours, PIT0_CLASSES);
+        let counts = shape.count(id, blocks);
+        Model::ContextRank(RankModel::from_counts(shape, &counts))
+    }
+
+    /// A context-ans model, learnt as [`Model::train`] learns a context-rank
+    /// one. Probabilities need more training data than orders: give it many
+    /// blocks (the writer gives it the whole level when it has it).
+    pub fn train_ans(id: LevelId, neighbours: usize, blocks: &[(u64, &[i8])]) -> Model {
+        let shape = Shape::new(id, neighbours, PIT0_CLASSES);
+        let counts = shape.count(id, blocks);
+        Model::ContextAns(AnsModel::from_counts(shape, &counts))
+    }
+
+    /// Both context models with `neighbours` neighbours from one count over
+    /// the blocks: `(context-rank, context-ans)`.
+    pub fn train_both(id: LevelId, neighbours: usize, blocks: &[(u64, &[i8])]) -> (Model, Model) {
+        let shape = Shape::new(id, neighbours, PIT0_CLASSES);
+        let counts = shape.count(id, blocks);
+        (
+            Model::ContextRank(RankModel::from_counts(shape.clone(), &counts)),
+            Model::ContextAns(AnsModel::from_counts(shape, &counts)),
+        )
     }
 
     /// The model section's bytes (empty for [`Model::Raw`]).
     ///
-    /// A context-rank model is: `u8` neighbours, `u8` 0, `u16` alphabet, `u32`
+    /// A context-rank model is: `u8` neighbours (1..=3), `u8` pit-0 classes
+    /// (1..=8), `u16` alphabet (`2 * seeds + 1`; symbol = value + seeds), `u32`
     /// number of lists, then per list `u32` context, `u8` length and that many
-    /// symbols by rank (the first list is the overall order, context 0); the
-    /// whole is stored as `u32` length + one zstd frame.
+    /// symbols by rank (the first list is the overall order, used for contexts
+    /// without a list; its context field is ignored); symbols left out of a list
+    /// follow it in increasing order. The whole is stored as `u32` length + one
+    /// zstd frame. A context-ans model: see [`AnsModel::to_bytes`].
     pub fn to_bytes(&self) -> Vec<u8> {
-        let Model::ContextRank(m) = self else {
-            return Vec::new();
+        let m = match self {
+            Model::Raw => return Vec::new(),
+            Model::ContextAns(m) => return m.to_bytes(),
+            Model::ContextRank(m) => m,
         };
         let lists = m.lists();
-        let mut raw = vec![m.neighbours as u8, 0];
-        raw.extend_from_slice(&(m.alphabet as u16).to_le_bytes());
+        let mut raw = m.shape.header().to_vec();
         raw.extend_from_slice(&(lists.len() as u32).to_le_bytes());
         for (ctx, list) in &lists {
             // A strictly increasing tail is what `install` implies; leave it out.
@@ -556,10 +359,7 @@ impl Model {
             raw.push(keep as u8);
             raw.extend_from_slice(&list[..keep]);
         }
-        let packed = zstd::bulk::compress(&raw, 19).expect("zstd compresses a buffer in memory");
-        let mut out = (raw.len() as u32).to_le_bytes().to_vec();
-        out.extend_from_slice(&packed);
-        out
+        pack(&raw)
     }
 
     /// Reads a model section written by [`Model::to_bytes`] for `encoding` and
@@ -567,7 +367,8 @@ impl Model {
     ///
     /// # Errors
     /// A description of the first inconsistency (bad length, zstd error,
-    /// unknown context, symbol out of range, repeated symbol).
+    /// unknown context, symbol out of range, repeated symbol, frequencies that
+    /// do not add up).
     pub fn parse(encoding: Encoding, id: LevelId, bytes: &[u8]) -> Result<Model, String> {
         match encoding {
             Encoding::Raw if bytes.is_empty() => Ok(Model::Raw),
@@ -576,32 +377,78 @@ impl Model {
                 bytes.len()
             )),
             Encoding::ContextRank => parse_rank(id, bytes).map(Model::ContextRank),
+            Encoding::ContextAns => AnsModel::parse(id, bytes).map(Model::ContextAns),
         }
     }
 
-    /// Appends the encoded bytes of the values of boards `start..` of level `id`.
-    /// Values must lie in `-seeds..=seeds`.
-    pub fn encode_block(&self, id: LevelId, start: u64, values: &[i8], out: &mut Vec<u8>) {
+    /// The bytes stored for a block: the values of boards `start..` of level
+    /// `id` (in range), encoded and, for the zstd encodings, compressed at
+    /// `zstd_level`.
+    ///
+    /// # Errors
+    /// zstd's error (allocation failure only, in practice).
+    pub fn encode_frame(
+        &self,
+        id: LevelId,
+        start: u64,
+        values: &[i8],
+        zstd_level: i32,
+    ) -> std::io::Result<Vec<u8>> {
         match self {
-            Model::Raw => out.extend(values.iter().map(|&v| v as u8)),
-            Model::ContextRank(m) => {
-                let symbols: Vec<u8> = values.iter().map(|&v| symbol(v, id.seeds)).collect();
-                let first = out.len();
-                out.resize(first + values.len(), 0);
-                let a = m.alphabet;
-                walk(id, start, values.len(), m.neighbours, |i, offs| {
-                    let slot = m.slot_of[m.context(&symbols, i, offs)] as usize;
-                    out[first + i] = m.rank[slot * a + usize::from(symbols[i])];
-                });
+            Model::ContextAns(m) => Ok(m.encode_block(id, start, values)),
+            _ => {
+                let mut bytes = Vec::with_capacity(values.len());
+                self.encode_block(id, start, values, &mut bytes);
+                zstd_ctx::compress(&bytes, zstd_level)
             }
         }
     }
 
-    /// Decodes bytes made by [`Model::encode_block`] for boards `start..` of level
-    /// `id` into `out` (as many values as `out` holds, equal to `bytes.len()`).
+    /// Decodes the first `out.len()` values of a stored block of `block_len`
+    /// boards starting at board `start` (values depend only on earlier ones,
+    /// so a prefix can be decoded alone).
     ///
     /// # Errors
-    /// When a value or rank lies outside the level's range: the block is corrupt.
+    /// A description of the corruption: a frame that does not decompress to
+    /// `block_len` bytes, a rank or value out of range, a rANS stream that does
+    /// not end as it should.
+    pub fn decode_frame(
+        &self,
+        id: LevelId,
+        start: u64,
+        frame: &[u8],
+        block_len: usize,
+        out: &mut [i8],
+    ) -> Result<(), String> {
+        match self {
+            Model::ContextAns(m) => m.decode_block(id, start, frame, out, out.len() == block_len),
+            _ => {
+                let mut bytes = vec![0u8; block_len];
+                zstd_ctx::decompress_exact(frame, &mut bytes)?;
+                let len = out.len();
+                self.decode_block(id, start, &bytes[..len], out)
+            }
+        }
+    }
+
+    /// Appends the encoded (not yet compressed) bytes of the values of boards
+    /// `start..` of level `id`; values must lie in `-seeds..=seeds`. For
+    /// context-ans this is the whole rANS stream.
+    pub fn encode_block(&self, id: LevelId, start: u64, values: &[i8], out: &mut Vec<u8>) {
+        match self {
+            Model::Raw => out.extend(values.iter().map(|&v| v as u8)),
+            Model::ContextRank(m) => m.encode(id, start, values, out),
+            Model::ContextAns(m) => out.extend(m.encode_block(id, start, values)),
+        }
+    }
+
+    /// Decodes bytes made by [`Model::encode_block`] for boards `start..` of
+    /// level `id` into `out` (for raw and context-rank one byte per value;
+    /// for context-ans `out` is the whole block).
+    ///
+    /// # Errors
+    /// When a value or rank lies outside the level's range, or a rANS stream
+    /// is damaged: the block is corrupt.
     pub fn decode_block(
         &self,
         id: LevelId,
@@ -609,10 +456,10 @@ impl Model {
         bytes: &[u8],
         out: &mut [i8],
     ) -> Result<(), String> {
-        debug_assert_eq!(bytes.len(), out.len());
         let seeds = id.seeds as i32;
         match self {
             Model::Raw => {
+                debug_assert_eq!(bytes.len(), out.len());
                 // A branch-free pass (vectorised) first; find the culprit only on failure.
                 let widest = bytes
                     .iter()
@@ -633,77 +480,25 @@ impl Model {
                 }
                 Ok(())
             }
-            Model::ContextRank(m) => {
-                let mut sym = vec![m.alphabet as u8; bytes.len() + 1];
-                let decoded = match m.neighbours {
-                    1 => decode_ranks::<1>(m, id, start, bytes, &mut sym),
-                    2 => decode_ranks::<2>(m, id, start, bytes, &mut sym),
-                    _ => decode_ranks::<3>(m, id, start, bytes, &mut sym),
-                };
-                if let Err(i) = decoded {
-                    return Err(format!(
-                        "rank {} at board {} is outside 0..{}",
-                        bytes[i],
-                        start + i as u64,
-                        m.alphabet
-                    ));
-                }
-                for (o, &s) in out.iter_mut().zip(&sym[1..]) {
-                    *o = (i32::from(s) - seeds) as i8;
-                }
-                Ok(())
-            }
+            Model::ContextRank(m) => m.decode(id, start, bytes, out),
+            Model::ContextAns(m) => m.decode_block(id, start, bytes, out, true),
         }
     }
 }
 
 fn parse_rank(id: LevelId, bytes: &[u8]) -> Result<RankModel, String> {
-    if bytes.len() < 4 {
-        return Err(format!(
-            "model section of {} bytes is too short",
-            bytes.len()
-        ));
+    let raw = unpack(bytes)?;
+    let shape = Shape::parse(id, &raw)?;
+    if raw.len() < 8 {
+        return Err("model ends before its list count".into());
     }
-    let raw_len = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
-    if raw_len > MAX_MODEL_BYTES {
-        return Err(format!(
-            "model of {raw_len} bytes is larger than any real model"
-        ));
-    }
-    let raw = zstd::bulk::decompress(&bytes[4..], raw_len)
-        .map_err(|e| format!("model section does not decompress: {e}"))?;
-    if raw.len() != raw_len || raw.len() < 8 {
-        return Err(format!(
-            "model decompresses to {} bytes, expected {raw_len}",
-            raw.len()
-        ));
-    }
-    let neighbours = usize::from(raw[0]);
-    let alphabet = usize::from(u16::from_le_bytes([raw[2], raw[3]]));
-    let expected_alphabet = 2 * id.seeds as usize + 1;
-    if neighbours == 0 || neighbours > usable_neighbours(id.rules.pits()) || raw[1] != 0 {
-        return Err(format!(
-            "model uses {neighbours} neighbours; {} pits per side allow 1 to {}",
-            id.rules.pits(),
-            usable_neighbours(id.rules.pits())
-        ));
-    }
-    if alphabet != expected_alphabet {
-        return Err(format!(
-            "model has {alphabet} symbols, level {} needs {expected_alphabet}",
-            id.seeds
-        ));
-    }
+    let alphabet = shape.alphabet;
     let count = u32::from_le_bytes([raw[4], raw[5], raw[6], raw[7]]) as usize;
-    let contexts = match neighbours {
-        1 => alphabet + 1,
-        2 => (alphabet + 1) * (alphabet + 1),
-        _ => CLASSES3 * (alphabet + 1) * (alphabet + 1),
-    };
+    let contexts = shape.contexts();
     if count == 0 || count > contexts + 1 {
         return Err(format!("model has {count} orders for {contexts} contexts"));
     }
-    let mut lists = Vec::with_capacity(count);
+    let mut lists = Vec::with_capacity(count.min(raw.len() / 5));
     let mut at = 8;
     let mut previous: Option<usize> = None;
     for i in 0..count {
@@ -739,83 +534,14 @@ fn parse_rank(id: LevelId, bytes: &[u8]) -> Result<RankModel, String> {
     if at != raw.len() {
         return Err(format!("{} stray bytes after the model", raw.len() - at));
     }
-    let mut model = RankModel {
-        neighbours,
-        alphabet,
-        slot_of: Vec::new(),
-        order: Vec::new(),
-        rank: Vec::new(),
-        fast: Vec::new(),
-        class3: (0..=alphabet).map(|s| class3(s, id.seeds)).collect(),
-    };
-    model.install(&lists);
-    Ok(model)
+    Ok(RankModel::install(shape, &lists))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::Index;
     use crate::rules::{RuleSet, Rules};
-
-    #[test]
-    fn neighbour_offsets_match_the_index() {
-        for pits in 4..=6u8 {
-            let index = Index::for_pits(pits);
-            for seeds in [1, 5, 9] {
-                for (i, board) in index.boards(seeds).enumerate() {
-                    let offs = neighbour_offsets(board.pits());
-                    for k in 1..=usable_neighbours(pits) {
-                        let mut p = board.pits().to_vec();
-                        if p[k] == 0 {
-                            assert_eq!(offs[k - 1], 0);
-                            continue;
-                        }
-                        p[k] -= 1;
-                        p[0] += 1;
-                        let j = index.rank(&crate::Board::new(&p).unwrap()).unwrap();
-                        assert_eq!(i as u64 - j, offs[k - 1], "{board:?} k={k}");
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn walking_runs_matches_the_level_iterator() {
-        for pits in 2..=6u8 {
-            let rules = Rules::new(RuleSet::Awari, pits).unwrap();
-            let index = Index::for_pits(pits);
-            for seeds in [0, 1, 2, 6, 9] {
-                let id = LevelId::new(rules, seeds);
-                let boards: Vec<_> = index.boards(seeds).collect();
-                let k = usable_neighbours(pits);
-                for (start, len) in [(0, boards.len()), (1, 50), (7, 1), (boards.len() / 2, 333)] {
-                    let len = len.min(boards.len().saturating_sub(start));
-                    let mut seen = 0;
-                    walk(id, start as u64, len, k, |i, offs| {
-                        assert_eq!(i, seen);
-                        seen += 1;
-                        let want = neighbour_offsets(boards[start + i].pits());
-                        for n in 0..3 {
-                            let w = if n < k && want[n] as usize <= i {
-                                want[n] as usize
-                            } else {
-                                0
-                            };
-                            assert_eq!(
-                                offs[n],
-                                w,
-                                "P={pits} n={seeds} board {} k={}",
-                                start + i,
-                                n + 1
-                            );
-                        }
-                    });
-                    assert_eq!(seen, len);
-                }
-            }
-        }
-    }
 
     fn values(id: LevelId) -> Vec<i8> {
         // Values that depend on the board, so that neighbours agree often.
@@ -864,5 +590,42 @@ mod tests {
         assert!(Model::parse(Encoding::ContextRank, other, &bytes).is_err());
         assert!(Model::parse(Encoding::Raw, id, &bytes).is_err());
         assert!(Model::parse(Encoding::ContextRank, id, &[]).is_err());
+        assert!(Model::parse(Encoding::ContextAns, id, &bytes).is_err());
+        let ans = Model::train_ans(id, 3, &[(0, &v)]).to_bytes();
+        assert!(Model::parse(Encoding::ContextAns, id, &ans).is_ok());
+        assert!(Model::parse(Encoding::ContextAns, id, &ans[..ans.len() - 1]).is_err());
+        assert!(Model::parse(Encoding::ContextRank, id, &ans).is_err());
+    }
+
+    #[test]
+    fn frames_round_trip_for_every_encoding_and_prefix() {
+        let id = LevelId::new(Rules::default(), 8);
+        let v = values(id);
+        let blocks: Vec<(u64, &[i8])> = v
+            .chunks(1000)
+            .enumerate()
+            .map(|(i, c)| ((i * 1000) as u64, c))
+            .collect();
+        for model in [
+            Model::Raw,
+            Model::train(id, 3, &blocks[..20]),
+            Model::train_ans(id, 1, &blocks),
+            Model::train_ans(id, 3, &blocks),
+        ] {
+            let model = Model::parse(model.encoding(), id, &model.to_bytes()).unwrap();
+            for &(start, values) in blocks.iter().step_by(9) {
+                let frame = model.encode_frame(id, start, values, 3).unwrap();
+                let mut out = vec![0i8; values.len()];
+                model
+                    .decode_frame(id, start, &frame, values.len(), &mut out)
+                    .unwrap();
+                assert_eq!(out, values, "{}", model.describe());
+                let mut prefix = vec![0i8; 123];
+                model
+                    .decode_frame(id, start, &frame, values.len(), &mut prefix)
+                    .unwrap();
+                assert_eq!(prefix, &values[..123]);
+            }
+        }
     }
 }

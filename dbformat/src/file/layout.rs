@@ -22,7 +22,10 @@ pub const VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 128;
 /// The most boards one block may hold.
 pub const MAX_BLOCK_BOARDS: u32 = 1 << 20;
-/// The compression code for zstd frames, the only one of version 1.
+/// The compression code for blocks stored as the encoding made them (the
+/// context-ans encoding is its own entropy coder).
+pub const COMPRESSION_NONE: u8 = 0;
+/// The compression code for blocks that are zstd frames.
 pub const COMPRESSION_ZSTD: u8 = 1;
 /// Bytes per offset-table entry: a `u64` offset and a `u32` checksum.
 const ENTRY_LEN: u64 = 12;
@@ -36,7 +39,8 @@ pub struct Header {
     pub seeds: u32,
     /// How values are turned into block bytes before compression.
     pub encoding: Encoding,
-    /// The compression code ([`COMPRESSION_ZSTD`]).
+    /// The compression code: [`COMPRESSION_ZSTD`], or [`COMPRESSION_NONE`]
+    /// for context-ans (see [`Encoding::compression`]).
     pub compression: u8,
     /// The zstd level the writer used (informational).
     pub compression_level: i32,
@@ -116,10 +120,12 @@ pub fn block_count(boards: u64, block_boards: u32) -> u64 {
     boards.div_ceil(u64::from(block_boards.max(1)))
 }
 
-/// The most bytes a compressed block of `block_boards` boards may take: the
-/// zstd bound for that input. A larger block is corrupt by construction.
+/// The most bytes a stored block of `block_boards` boards may take: the zstd
+/// bound for that input, or two bytes per board for a rANS stream (a value
+/// costs at most 14 bits there). A larger block is corrupt by construction.
 pub fn max_block_bytes(block_boards: u32) -> u64 {
-    zstd::zstd_safe::compress_bound(block_boards as usize) as u64 + 64
+    let zstd = zstd::zstd_safe::compress_bound(block_boards as usize) as u64 + 64;
+    zstd.max(2 * u64::from(block_boards) + 64)
 }
 
 /// A parsed and fully validated file: the header and where each block lies.
@@ -246,9 +252,10 @@ pub fn parse(file: &[u8], path: &Path) -> Result<Layout> {
     let encoding = Encoding::from_code(b[14])
         .ok_or_else(|| corrupt(format!("unknown value encoding code {}", b[14])))?;
     let compression = b[15];
-    if compression != COMPRESSION_ZSTD {
+    if compression != encoding.compression() {
         return Err(corrupt(format!(
-            "unknown compression code {compression}; expected {COMPRESSION_ZSTD} (zstd)"
+            "compression code {compression} does not go with the {encoding} encoding (expected {})",
+            encoding.compression()
         )));
     }
     let seeds = le32(b, 16);

@@ -5,8 +5,9 @@
 //! - [`LevelWriter`] (streaming) and [`write_level`] write a file under a
 //!   temporary name and rename it when complete.
 //! - [`LevelReader`] memory-maps a file, validates it, answers single lookups
-//!   ([`LevelReader::get`], one block decompressed per miss, a small cache of
-//!   decoded blocks) and decodes whole levels ([`LevelReader::decode_all`]).
+//!   ([`LevelReader::get`], one block decoded per miss, a small cache of
+//!   decoded blocks) and decodes whole levels ([`LevelReader::decode_all`],
+//!   [`LevelReader::decode_range`]).
 //! - [`scan_dir`] lists the level files of a database directory.
 //!
 //! # File names
@@ -24,8 +25,8 @@
 //! | 10 | 2 | header length, 128 |
 //! | 12 | 1 | rule set code ([`crate::RuleSet::code`]: 0 awari, 1 abapa, 2 grand-slam-captures, 3 grand-slam-replay) |
 //! | 13 | 1 | pits per side, 2..=8 |
-//! | 14 | 1 | value encoding: 0 raw, 1 context-rank ([`Encoding`]) |
-//! | 15 | 1 | compression: 1 zstd (every block is one zstd frame) |
+//! | 14 | 1 | value encoding: 0 raw, 1 context-rank, 2 context-ans ([`Encoding`]) |
+//! | 15 | 1 | compression: 1 zstd (every block is one zstd frame; raw and context-rank), 0 none (context-ans blocks are rANS streams) |
 //! | 16 | 4 | seeds on each board of the level |
 //! | 20 | 4 | boards per block B, 1..=2^20 |
 //! | 24 | 8 | boards N in the level (must equal the index's level size) |
@@ -34,38 +35,62 @@
 //! | 48 | 8 | offset of the offset table, 128 + M |
 //! | 56 | 8 | offset of the first block, 128 + M + 12K + 8 |
 //! | 64 | 8 | file length |
-//! | 72 | 4 | zstd level used (informational) |
+//! | 72 | 4 | zstd level used (informational; the level of the candidates' trial for context-ans) |
 //! | 76 | 4 | CRC-32 of the model section |
 //! | 80 | 4 | CRC-32 of the offset table |
 //! | 84 | 4 | CRC-32 of every byte after the header (model, table, blocks) |
 //! | 88 | 36 | reserved, zero |
 //! | 124 | 4 | CRC-32 of header bytes 0..124 |
-//! | 128 | M | model section (context-rank: `u32` length + zstd frame of the orders, see [`Model::to_bytes`]) |
+//! | 128 | M | model section: `u32` length + zstd frame of the per-context orders (context-rank, [`Model::to_bytes`]) or frequency tables (context-ans, [`AnsModel::to_bytes`]) |
 //! | 128+M | 8(K+1) | block offsets: K+1 `u64` file offsets; block i spans `[off[i], off[i+1])`, `off[K]` = file length |
-//! | … | 4K | CRC-32 of each block's compressed bytes |
-//! | … | … | K blocks: zstd frames of the encoded values (B bytes each, the last N − (K−1)B) |
+//! | … | 4K | CRC-32 of each block's stored bytes |
+//! | … | … | K blocks of B boards (the last N − (K−1)B): zstd frames of one byte per board, or rANS streams (`u32` state, `u16` words) |
 //!
-//! A block decodes to one byte per board. With encoding `raw` the byte is the
-//! value as a signed byte, exactly the published `scores.n` layout. With
-//! `context-rank` it is the value's rank in the order chosen by the values of
-//! up to three earlier boards of the block ([`codec`]). A decoded value outside
-//! `-seeds..=seeds` makes the block corrupt.
+//! With encoding `raw` a block's zstd frame holds the values as signed bytes,
+//! exactly the published `scores.n` layout. With `context-rank` it holds each
+//! value's rank in the order its context selects; with `context-ans` the block
+//! is the rANS code of the values under their contexts' probabilities. A
+//! context is made of the values of up to three earlier boards of the block
+//! (the board with one seed moved from pit B, C or D into A) and the board's
+//! own pit A ([`codec`]). Blocks never depend on each other. A decoded value
+//! outside `-seeds..=seeds` makes the block corrupt.
 //!
 //! # What is checked, and when
 //! [`LevelReader::open`] checks the magic, version, header checksum, every
 //! header field against the others and against the index (board count, block
 //! count, offsets, file length), the model and table checksums, and that the
-//! block offsets increase and stay within the zstd bound of a block. Every
-//! block read checks its checksum, its decompressed size and its values.
+//! block offsets increase and stay within the largest size a block can have.
+//! Every block read checks its checksum, its decompressed size or final rANS
+//! state, and its values.
 //! [`LevelReader::verify_checksums`] also checks the whole-file checksum.
 //! Corruption is reported as [`crate::Error::Corrupt`] naming the file; it
 //! never panics and never yields a value.
 //!
 //! # Measurements
-//! See `scripts/bench-format.sh` and the note of issue 3 for bits per board,
-//! write speed and lookup latency on levels 0..=24 of real data.
+//! Levels 0..=24 of the 6-pit game under `awari` (1,165,184,475 boards; the
+//! values of a retrograde solver), rewritten by `scripts/bench-format.sh` on the
+//! 2-core test machine while another build ran beside it. Bits per board over
+//! all boards; warm lookup = median time of a random single-board lookup with
+//! the file in the page cache and a fresh reader (a block decode each);
+//! decode = [`LevelReader::decode_all`], 2 threads.
+//!
+//! | encoding | boards per block | bits/board | level 24 | warm lookup | decode | write |
+//! |---|---:|---:|---:|---:|---:|---:|
+//! | raw, zstd 12 | 2048 | 3.93 | 3.99 | 6–13 µs | ~250 MB/s | ~14 M boards/s |
+//! | raw, zstd 12 | 4096 | 3.84 | 3.90 | 11–16 µs | ~290 MB/s | ~10 M boards/s |
+//! | context-rank/3+p0, zstd 12 | 4096 | 3.40 | 3.45 | 30–50 µs | ~70 MB/s | ~9 M boards/s |
+//! | context-ans/3+p0 (the default choice) | 4096 | 3.07 | 3.10 | 80–140 µs | ~48 MB/s | ~7.5 M boards/s |
+//!
+//! The default ([`WriteOptions::default`], [`EncodingChoice::Auto`]) takes the
+//! smallest: context-ans from level 7 up. The published files use 8 bits per
+//! board. A lookup in a context encoding decodes its block only up to the board
+//! asked for, but each board costs a dependent table lookup (10–35 ns here),
+//! so lookups are slower than with raw blocks; choose raw blocks of 2048 boards
+//! where lookup latency matters more than size.
 
+pub mod ans;
 pub mod codec;
+pub mod context;
 pub mod layout;
 mod reader;
 mod writer;
@@ -78,7 +103,8 @@ use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::rules::{RuleSet, Rules};
 
-pub use codec::{Encoding, Model};
+pub use ans::AnsModel;
+pub use codec::{Encoding, Model, RankModel};
 pub use reader::LevelReader;
 pub use writer::{
     spread_sample, temp_path, write_level, write_level_with, EncodingChoice, LevelWriter,

@@ -13,7 +13,7 @@ use crate::score::Score;
 
 use super::codec::{Encoding, Model};
 use super::layout::{self, Layout, HEADER_LEN};
-use super::{zstd_ctx, LevelId};
+use super::LevelId;
 
 /// Decoded blocks kept per reader (direct-mapped by block number).
 const CACHE_SLOTS: usize = 64;
@@ -191,7 +191,7 @@ impl LevelReader {
         let len = self.layout.boards_in_block(block);
         let limit = match self.model {
             Model::Raw => len,
-            Model::ContextRank(_) => (offset + PREFIX_SLACK).max(2 * known).min(len),
+            _ => (offset + PREFIX_SLACK).max(2 * known).min(len),
         };
         let values: Arc<[i8]> = self.decode_prefix(block, limit)?.into();
         let v = values[offset];
@@ -306,27 +306,18 @@ impl LevelReader {
 
     /// The values of the first `limit` boards of block `block`.
     fn decode_prefix(&self, block: u64, limit: usize) -> Result<Vec<i8>> {
-        let frame = self.block_bytes(block)?;
-        let mut bytes = vec![0u8; self.layout.boards_in_block(block)];
-        zstd_ctx::decompress_exact(frame, &mut bytes)
-            .map_err(|e| self.corrupt(format!("block {block} {e}")))?;
         let mut out = vec![0i8; limit];
-        let start = block * u64::from(self.block_boards());
-        self.model
-            .decode_block(self.id(), start, &bytes[..limit], &mut out)
-            .map_err(|e| self.corrupt(format!("block {block}: {e}")))?;
+        self.decode_block_into(block, &mut out)?;
         Ok(out)
     }
 
-    /// Decodes block `block` into `out`, which holds exactly its boards.
+    /// Decodes the first `out.len()` boards of block `block` into `out`.
     fn decode_block_into(&self, block: u64, out: &mut [i8]) -> Result<()> {
         let frame = self.block_bytes(block)?;
-        let mut bytes = vec![0u8; out.len()];
-        zstd_ctx::decompress_exact(frame, &mut bytes)
-            .map_err(|e| self.corrupt(format!("block {block} {e}")))?;
         let start = block * u64::from(self.block_boards());
+        let len = self.layout.boards_in_block(block);
         self.model
-            .decode_block(self.id(), start, &bytes, out)
+            .decode_frame(self.id(), start, frame, len, out)
             .map_err(|e| self.corrupt(format!("block {block}: {e}")))
     }
 }

@@ -1,13 +1,16 @@
 //! The streaming level writer.
 //!
-//! Values arrive in index order through [`LevelWriter::push`]. The first
-//! [`TRAIN_BOARDS`] values (or a sample spread over the level, for
-//! [`write_level`]) choose the value encoding; then the header is reserved, the
-//! model and a zeroed offset table are written, and blocks follow, compressed a
-//! batch at a time in parallel. Offset-table entries are written in place every
-//! [`TABLE_FLUSH`] blocks, so memory does not grow with the level.
-//! [`LevelWriter::finish`] completes the table and the header, syncs and
-//! renames the temporary file to its final name.
+//! Values arrive in index order through [`LevelWriter::push`]. Training
+//! blocks choose the value encoding and learn its model: the whole level for
+//! [`write_level`], blocks given to [`LevelWriter::train_on`] (e.g. spread over
+//! the level by [`spread_sample`]), or else the first [`TRAIN_BOARDS`] values
+//! pushed (the start of a level is not typical of it: files come out a little
+//! larger). Then the header is reserved, the model and a zeroed offset table
+//! are written, and blocks follow, encoded a batch at a time in parallel.
+//! Offset-table entries are written in place every [`TABLE_FLUSH`] blocks, so
+//! memory does not grow with the level (only the model does, with the number
+//! of contexts). [`LevelWriter::finish`] completes the table and the header,
+//! syncs and renames the temporary file to its final name.
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
@@ -18,10 +21,12 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 
 use super::codec::{usable_neighbours, Model};
-use super::layout::{self, Header, COMPRESSION_ZSTD, HEADER_LEN, MAX_BLOCK_BOARDS};
-use super::{level_path, zstd_ctx, LevelId};
+use super::layout::{self, Header, HEADER_LEN, MAX_BLOCK_BOARDS};
+use super::{level_path, LevelId};
 
-/// Values buffered to choose the encoding before the first block is written.
+/// Values buffered to choose the encoding before the first block is written
+/// (when no training blocks were given), and about how many boards measure
+/// the candidate encodings.
 pub const TRAIN_BOARDS: usize = 1 << 20;
 /// Offset-table entries kept in memory before they are written in place.
 const TABLE_FLUSH: usize = 1 << 14;
@@ -31,19 +36,21 @@ const BATCH_BLOCKS: usize = 64;
 /// How a level file is cut into blocks and compressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WriteOptions {
-    /// Boards per block: a lookup decompresses one block, so smaller blocks
-    /// answer faster and compress a little worse (1 to 2^20).
+    /// Boards per block: a lookup decodes (part of) one block, so smaller
+    /// blocks answer faster and compress a little worse (1 to 2^20).
     pub block_boards: u32,
-    /// The zstd level, 1 to 22 (higher: smaller and slower to write; reading
-    /// speed hardly changes).
+    /// The zstd level of the raw and context-rank encodings, 1 to 22 (higher:
+    /// smaller and slower to write; reading speed hardly changes).
     pub zstd_level: i32,
 }
 
 impl Default for WriteOptions {
-    /// 4096 boards per block and zstd level 12: on levels 14..=23 of the 6-pit
-    /// game, level 12 makes files within 0.2% of level 19's at about twice the
-    /// speed; blocks of 4096 boards cost 0.1 bit per board more than 8192 and
-    /// halve the lookup time (see the measurements in the docs of [`super`]).
+    /// 4096 boards per block and zstd level 12. On levels 14..=23 of the 6-pit
+    /// game zstd level 12 makes files within 0.2% of level 19's at about twice
+    /// the speed. With the context-ans encoding, blocks of 4096 boards cost
+    /// 0.015 bit per board more than 8192 and 0.03 less than 2048, and a
+    /// lookup's time is about proportional to the block size (see the
+    /// measurements in the docs of [`super`]).
     fn default() -> WriteOptions {
         WriteOptions {
             block_boards: 4096,
@@ -64,6 +71,8 @@ pub enum EncodingChoice {
     /// Context ranks with this many neighbours (clamped to what the board size
     /// allows, at least 1).
     ContextRank(usize),
+    /// Context rANS with this many neighbours (clamped likewise).
+    ContextAns(usize),
 }
 
 // One per writer: the size difference of the variants costs nothing.
@@ -111,6 +120,8 @@ pub struct LevelWriter {
     /// Training blocks spread over the level (for [`write_level`]), used instead
     /// of the first values.
     sample: Option<Vec<(u64, Vec<i8>)>>,
+    /// A model chosen before the writer was made (by [`write_level`]).
+    preset: Option<Model>,
     model_bytes: Vec<u8>,
     state: State,
 }
@@ -169,6 +180,7 @@ impl LevelWriter {
             pushed: 0,
             encoded: 0,
             sample: None,
+            preset: None,
             model_bytes: Vec::new(),
             state: State::Training { values: Vec::new() },
         })
@@ -242,7 +254,7 @@ impl LevelWriter {
         self.pushed += values.len() as u64;
         let mut rest = values;
         if let State::Training { values: buffer } = &mut self.state {
-            if self.sample.is_none() {
+            if self.sample.is_none() && self.preset.is_none() {
                 // Hold values back until there are enough to choose the encoding.
                 let want = TRAIN_BOARDS.min(boards as usize);
                 let take = rest.len().min(want - buffer.len());
@@ -331,7 +343,7 @@ impl LevelWriter {
             rules: self.id.rules,
             seeds: self.id.seeds,
             encoding,
-            compression: COMPRESSION_ZSTD,
+            compression: encoding.compression(),
             compression_level: self.options.zstd_level,
             block_boards: self.options.block_boards,
             boards,
@@ -374,25 +386,29 @@ impl LevelWriter {
             return Ok(());
         };
         let bb = self.options.block_boards as usize;
-        let sample: Vec<(u64, &[i8])> = match &self.sample {
-            Some(s) => s.iter().map(|(start, v)| (*start, v.as_slice())).collect(),
-            None => values
-                .chunks(bb)
-                .enumerate()
-                .map(|(i, c)| ((i * bb) as u64, c))
-                .collect(),
+        let model = match self.preset.take() {
+            Some(model) => model,
+            None => {
+                let sample: Vec<(u64, &[i8])> = match &self.sample {
+                    Some(s) => s.iter().map(|(start, v)| (*start, v.as_slice())).collect(),
+                    None => values
+                        .chunks(bb)
+                        .enumerate()
+                        .map(|(i, c)| ((i * bb) as u64, c))
+                        .collect(),
+                };
+                // All of it trains; about TRAIN_BOARDS of it, spread, measures.
+                let sampled: usize = sample.iter().map(|(_, v)| v.len()).sum();
+                let step = sampled.div_ceil(TRAIN_BOARDS).max(1);
+                let eval: Vec<(u64, &[i8])> = sample.iter().step_by(step).copied().collect();
+                choose_model(self.id, self.options, self.choice, &sample, &eval).map_err(
+                    |source| Error::Io {
+                        path: self.temp.clone(),
+                        source,
+                    },
+                )?
+            }
         };
-        let model = choose_model(
-            self.id,
-            self.options,
-            self.choice,
-            &sample,
-            self.id.boards(),
-        )
-        .map_err(|source| Error::Io {
-            path: self.temp.clone(),
-            source,
-        })?;
         self.model_bytes = model.to_bytes();
         let blocks = layout::block_count(self.id.boards(), self.options.block_boards);
         let table_offset = HEADER_LEN as u64 + self.model_bytes.len() as u64;
@@ -443,11 +459,7 @@ impl LevelWriter {
         let frames: Vec<std::io::Result<Vec<u8>>> = chunk
             .par_chunks(bb)
             .enumerate()
-            .map(|(i, values)| {
-                let mut bytes = Vec::with_capacity(values.len());
-                model.encode_block(id, first_board + (i * bb) as u64, values, &mut bytes);
-                zstd_ctx::compress(&bytes, level)
-            })
+            .map(|(i, values)| model.encode_frame(id, first_board + (i * bb) as u64, values, level))
             .collect();
         let temp = &self.temp;
         let io = |source| Error::Io {
@@ -525,44 +537,48 @@ fn flush_table(file: &mut BufWriter<File>, table: &mut TableCursor) -> std::io::
     Ok(())
 }
 
-/// Picks the model for a level from training blocks `(first index, values)`:
-/// the candidate whose model plus compressed blocks, scaled to the whole
-/// level, is smallest.
+/// Picks the model for a level: every candidate of `choice` is learnt from
+/// the `train` blocks `(first board, values)` and measured on the `eval`
+/// blocks; the one whose model plus blocks, scaled to the whole level, is
+/// smallest wins.
 fn choose_model(
     id: LevelId,
     options: WriteOptions,
     choice: EncodingChoice,
-    sample: &[(u64, &[i8])],
-    boards: u64,
+    train: &[(u64, &[i8])],
+    eval: &[(u64, &[i8])],
 ) -> std::io::Result<Model> {
     let most = usable_neighbours(id.rules.pits());
-    let candidates: Vec<Option<usize>> = match choice {
-        EncodingChoice::Raw => return Ok(Model::Raw),
-        EncodingChoice::ContextRank(k) if most > 0 => {
-            return Ok(Model::train(id, k.clamp(1, most), sample))
-        }
-        EncodingChoice::ContextRank(_) => return Ok(Model::Raw),
-        EncodingChoice::Auto => std::iter::once(None).chain((1..=most).map(Some)).collect(),
-    };
-    let sampled: u64 = sample.iter().map(|(_, v)| v.len() as u64).sum();
-    if sampled == 0 {
+    let sampled: u64 = eval.iter().map(|(_, v)| v.len() as u64).sum();
+    if most == 0 || sampled == 0 || choice == EncodingChoice::Raw {
         return Ok(Model::Raw);
     }
+    let candidates: Vec<Model> = match choice {
+        EncodingChoice::Raw => unreachable!("returned above"),
+        EncodingChoice::ContextRank(k) => return Ok(Model::train(id, k.clamp(1, most), train)),
+        EncodingChoice::ContextAns(k) => return Ok(Model::train_ans(id, k.clamp(1, most), train)),
+        EncodingChoice::Auto => {
+            let mut all = vec![Model::Raw];
+            for k in 1..=most {
+                let (rank, ans) = Model::train_both(id, k, train);
+                all.push(rank);
+                all.push(ans);
+            }
+            all
+        }
+    };
+    let boards = id.boards();
     let scored: Vec<std::io::Result<(f64, Model)>> = candidates
         .into_par_iter()
-        .map(|k| {
-            let model = match k {
-                None => Model::Raw,
-                Some(k) => Model::train(id, k, sample),
-            };
-            let mut compressed = 0u64;
-            for (start, values) in sample {
-                let mut bytes = Vec::with_capacity(values.len());
-                model.encode_block(id, *start, values, &mut bytes);
-                compressed += zstd_ctx::compress(&bytes, options.zstd_level)?.len() as u64;
+        .map(|model| {
+            let mut stored = 0u64;
+            for &(start, values) in eval {
+                stored += model
+                    .encode_frame(id, start, values, options.zstd_level)?
+                    .len() as u64;
             }
             let estimate =
-                model.to_bytes().len() as f64 + compressed as f64 * boards as f64 / sampled as f64;
+                model.to_bytes().len() as f64 + stored as f64 * boards as f64 / sampled as f64;
             Ok((estimate, model))
         })
         .collect();
@@ -613,22 +629,53 @@ pub fn write_level_with(
             id.boards()
         )));
     }
-    let sample = spread_sample(values.len() as u64, options.block_boards);
-    let blocks: Vec<(u64, &[i8])> = sample
-        .iter()
-        .map(|r| (r.start, &values[r.start as usize..r.end as usize]))
-        .collect();
-    writer.train_on(&blocks)?;
+    let seeds = id.seeds as i32;
+    if let Some(i) = values.iter().position(|&v| i32::from(v).abs() > seeds) {
+        return Err(writer.corrupt(format!(
+            "value {} of board {i} is outside -{seeds}..={seeds}",
+            values[i]
+        )));
+    }
+    // Blocks spread over the level train the model (counting is cheap and
+    // probabilities want data: the whole level up to 64 Mi boards; beyond, the
+    // gain is below 0.005 bit per board); fewer measure the candidates.
+    let all: Vec<(u64, &[i8])> = spread_sample(
+        values.len() as u64,
+        options.block_boards,
+        64 * TRAIN_BOARDS as u64,
+    )
+    .iter()
+    .map(|r| (r.start, &values[r.start as usize..r.end as usize]))
+    .collect();
+    let eval: Vec<(u64, &[i8])> = spread_sample(
+        values.len() as u64,
+        options.block_boards,
+        TRAIN_BOARDS as u64,
+    )
+    .iter()
+    .map(|r| (r.start, &values[r.start as usize..r.end as usize]))
+    .collect();
+    let model = choose_model(id, options, choice, &all, &eval).map_err(|source| Error::Io {
+        path: writer.temp.clone(),
+        source,
+    })?;
+    writer.preset = Some(model);
     writer.push(values)?;
     writer.finish()
 }
 
 /// Board ranges of whole blocks spread evenly over a level of `boards` boards,
-/// about [`TRAIN_BOARDS`] boards in all: what [`LevelWriter::train_on`] wants.
-pub fn spread_sample(boards: u64, block_boards: u32) -> Vec<std::ops::Range<u64>> {
+/// about `target_boards` boards in all (at least one block): what
+/// [`LevelWriter::train_on`] wants. [`TRAIN_BOARDS`] is enough to choose an
+/// encoding; the context-ans probabilities gain from 16 times more.
+pub fn spread_sample(
+    boards: u64,
+    block_boards: u32,
+    target_boards: u64,
+) -> Vec<std::ops::Range<u64>> {
     let bb = u64::from(block_boards.max(1));
     let blocks = boards.div_ceil(bb);
-    let want = (TRAIN_BOARDS as u64 / bb).max(1);
+    let want = (target_boards / bb).max(1);
     let step = blocks.div_ceil(want).max(1);
     (0..blocks)
         .step_by(step as usize)

@@ -5,7 +5,9 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use awari_dbformat::file::{spread_sample, LevelId, LevelReader, LevelWriter, WriteOptions};
+use awari_dbformat::file::{
+    spread_sample, LevelId, LevelReader, LevelWriter, WriteOptions, TRAIN_BOARDS,
+};
 use awari_dbformat::{RuleSet, Rules};
 
 use super::CmdResult;
@@ -114,7 +116,8 @@ pub fn import(
     };
 
     let mut writer = LevelWriter::create(dir, id, options)?;
-    let ranges = spread_sample(boards, options.block_boards);
+    // Probabilities want more data than the choice of encoding: 16 Mi boards.
+    let ranges = spread_sample(boards, options.block_boards, 16 * TRAIN_BOARDS as u64);
     let mut sample = Vec::with_capacity(ranges.len());
     for r in &ranges {
         sample.push((r.start, read(r.start, (r.end - r.start) as usize)?));

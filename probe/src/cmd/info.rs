@@ -114,7 +114,7 @@ pub fn run(args: Args) -> CmdResult {
         println!("no level files in {}", args.db.display());
     } else {
         println!(
-            "{:<20} {:>4} {:>5} {:>16} {:>14} {:>8}  {:<15}{}",
+            "{:<20} {:>4} {:>5} {:>16} {:>14} {:>8}  {:<18}{}",
             "rules",
             "pits",
             "seeds",
@@ -134,7 +134,7 @@ pub fn run(args: Args) -> CmdResult {
                         Some(Err(e)) => format!(" FAILED: {e}"),
                     };
                     println!(
-                        "{set:<20} {pits:>4} {seeds:>5} {:>16} {:>14} {:>8.3}  {:<15}{check}",
+                        "{set:<20} {pits:>4} {seeds:>5} {:>16} {:>14} {:>8.3}  {:<18}{check}",
                         thousands(r.boards()),
                         thousands(r.file_bytes()),
                         bits(r),

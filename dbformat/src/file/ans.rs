@@ -1,0 +1,536 @@
+//! The `context-ans` encoding: every value is entropy-coded with rANS under a
+//! static per-level probability table chosen by its context
+//! ([`super::context`]).
+//!
+//! zstd codes a block with one Huffman table for all its bytes, so even after
+//! the context-rank transform it cannot use the context's own distribution; on
+//! levels 20..=24 of the 6-pit game it stays 0.35–0.4 bit per board above the
+//! conditional entropy of the values given their contexts. Coding each value
+//! with its context's probabilities (rANS, 14-bit precision) comes within a few
+//! hundredths of a bit of that entropy; the tables cost about 0.02 bit per
+//! board on large levels. Blocks stay independent, as with zstd.
+//!
+//! Block bytes: the final encoder state (`u32`), then the renormalisation words
+//! (`u16`) in the order the decoder reads them. A block decodes back to the
+//! initial state having read every word; anything else is corruption.
+
+use std::collections::HashMap;
+
+use super::context::{pack, symbol, unpack, Counts, NextSymbol, Shape, MAX_MODEL_BYTES};
+use super::LevelId;
+
+/// Probabilities are multiples of `1 / 2^SCALE`.
+const SCALE: u32 = 14;
+/// The total of every frequency table.
+const TOTAL: u32 = 1 << SCALE;
+/// The lower end of the coder's state interval `[LOW, LOW << 16)`.
+const LOW: u32 = 1 << 16;
+/// Contexts seen fewer times in training use the level's overall table.
+const MIN_CONTEXT_COUNT: u64 = 32;
+
+/// One table entry, packed: cumulative frequency (bits 0..16), frequency
+/// (16..32), symbol (32..40), last entry of its table (bit 40).
+#[derive(Clone, Copy)]
+struct Entry(u64);
+
+impl Entry {
+    fn new(cum: u32, freq: u32, symbol: u8, last: bool) -> Entry {
+        Entry(
+            u64::from(cum)
+                | u64::from(freq) << 16
+                | u64::from(symbol) << 32
+                | u64::from(last) << 40,
+        )
+    }
+    #[inline]
+    fn cum(self) -> u32 {
+        (self.0 & 0xffff) as u32
+    }
+    #[inline]
+    fn freq(self) -> u32 {
+        (self.0 >> 16 & 0xffff) as u32
+    }
+    #[inline]
+    fn symbol(self) -> u8 {
+        (self.0 >> 32) as u8
+    }
+    #[inline]
+    fn last(self) -> bool {
+        self.0 >> 40 & 1 == 1
+    }
+}
+
+/// The rANS decoder's state while it decodes a block.
+struct AnsNext<'a> {
+    /// The coder's state.
+    x: u32,
+    /// The next word to read.
+    at: usize,
+    bytes: &'a [u8],
+    top: &'a [u64],
+    first: &'a [u32],
+    entries: &'a [Entry],
+    alphabet: usize,
+}
+
+impl AnsNext<'_> {
+    /// The symbol whose slot holds `v` in the table starting at entry `start`,
+    /// past its first entry: `(symbol, cum, freq)`.
+    #[inline(never)]
+    fn search(&self, start: usize, v: u32) -> Option<(u8, u32, u32)> {
+        let entries = self.entries;
+        let mut e = start;
+        loop {
+            let entry = *entries.get(e)?;
+            if v < entry.cum() + entry.freq() {
+                return Some((entry.symbol(), entry.cum(), entry.freq()));
+            }
+            if entry.last() {
+                // A symbol never seen in training: the unlisted ones, in
+                // increasing order, share the tail with frequency 1 each.
+                let tail = entry.cum() + entry.freq();
+                let k = v.checked_sub(tail)? as usize;
+                let listed = |s: u8| entries[start..=e].iter().any(|x| x.symbol() == s);
+                let s = (0..self.alphabet as u8).filter(|&s| !listed(s)).nth(k)?;
+                return Some((s, v, 1));
+            }
+            e += 1;
+        }
+    }
+}
+
+impl NextSymbol for AnsNext<'_> {
+    #[inline(always)]
+    fn next(&mut self, _: usize, ctx: usize) -> Option<u8> {
+        let x = self.x;
+        let v = x & (TOTAL - 1);
+        let t = self.top[ctx];
+        let f0 = (t & 0xffff) as u32;
+        let f1 = (t >> 24 & 0xffff) as u32;
+        // The first two symbols without branches (selects), the rest searched.
+        let first = v < f0;
+        let (s, cum, freq) = if v < f0 + f1 {
+            (
+                if first { t >> 16 } else { t >> 40 } as u8,
+                if first { 0 } else { f0 },
+                if first { f0 } else { f1 },
+            )
+        } else {
+            self.search(self.first[ctx] as usize, v)?
+        };
+        let mut x = freq * (x >> SCALE) + v - cum;
+        // Renormalise without a branch: read the next word whether or not it is
+        // needed (0 past the end), keep it only when the state fell below LOW.
+        // One word always suffices: x >= 1 here, so x << 16 >= LOW.
+        let need = x < LOW;
+        let w = match self.bytes.get(self.at..self.at + 2) {
+            Some(w) => u32::from(u16::from_le_bytes([w[0], w[1]])),
+            None if need => return None,
+            None => 0,
+        };
+        x = if need { x << 16 | w } else { x };
+        self.at += 2 * usize::from(need);
+        self.x = x;
+        Some(s)
+    }
+}
+
+/// Static per-context frequency tables of one level, for rANS.
+#[derive(Clone)]
+pub struct AnsModel {
+    shape: Shape,
+    /// `tables[t]`: `(context, listed symbols with their frequencies)`, by
+    /// decreasing frequency; table 0 is the level's overall table. Every
+    /// symbol not listed has frequency 1.
+    tables: Vec<(usize, Vec<(u8, u16)>)>,
+    /// `first[context]`: index in `entries` of the first entry of its table.
+    first: Vec<u32>,
+    /// The listed entries of every table, one table after another.
+    entries: Vec<Entry>,
+    /// `top[context]`: frequency (bits 0..16) and symbol (16..24) of the
+    /// context's most likely symbol, whose cumulative frequency is 0, and the
+    /// same (bits 24..40, 40..48) for the second most likely, whose cumulative
+    /// frequency is the first one's frequency: one load from a dense table
+    /// decodes most boards.
+    top: Vec<u64>,
+}
+
+impl std::fmt::Debug for AnsModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "AnsModel({:?}, {} tables)",
+            self.shape,
+            self.tables.len()
+        )
+    }
+}
+
+/// Frequencies summing to `TOTAL` for the symbols counted, 1 for every symbol
+/// not counted, listed by decreasing frequency.
+fn normalise(counts: &[u64]) -> Vec<(u8, u16)> {
+    let total: u64 = counts.iter().sum();
+    let unlisted = counts.iter().filter(|&&c| c == 0).count() as u64;
+    let budget = u64::from(TOTAL) - unlisted;
+    let mut list: Vec<(u8, u64)> = counts
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| c > 0)
+        .map(|(s, &c)| (s as u8, (c * budget / total).max(1)))
+        .collect();
+    list.sort_by_key(|&(s, f)| (std::cmp::Reverse(f), s));
+    let mut sum: u64 = list.iter().map(|&(_, f)| f).sum();
+    // Rounding leaves the sum a little off: settle it on the largest ones.
+    let mut k = 0;
+    while sum > budget {
+        if list[k].1 > 1 {
+            list[k].1 -= 1;
+            sum -= 1;
+        }
+        k = (k + 1) % list.len();
+    }
+    if sum < budget {
+        list[0].1 += budget - sum;
+    }
+    list.sort_by_key(|&(s, f)| (std::cmp::Reverse(f), s));
+    list.into_iter().map(|(s, f)| (s, f as u16)).collect()
+}
+
+impl AnsModel {
+    /// Learns the tables from whole blocks `(first board, values)` of level
+    /// `id` (every value in range), with contexts of `neighbours` neighbours
+    /// and `pit0_classes` pit-0 classes.
+    pub fn train(
+        id: LevelId,
+        neighbours: usize,
+        pit0_classes: usize,
+        blocks: &[(u64, &[i8])],
+    ) -> AnsModel {
+        let shape = Shape::new(id, neighbours, pit0_classes);
+        let counts = shape.count(id, blocks);
+        AnsModel::from_counts(shape, &counts)
+    }
+
+    /// Learns the tables from symbol counts per context.
+    pub(crate) fn from_counts(shape: Shape, counts: &Counts) -> AnsModel {
+        let (global, counts) = counts;
+        let global = if global.iter().all(|&c| c == 0) {
+            vec![1; shape.alphabet]
+        } else {
+            global.clone()
+        };
+        let mut contexts: Vec<(usize, &Vec<u64>)> = counts
+            .iter()
+            .filter(|(_, c)| c.iter().sum::<u64>() >= MIN_CONTEXT_COUNT)
+            .map(|(ctx, c)| (*ctx, c))
+            .collect();
+        // Keep the model within what a reader accepts: the most used contexts.
+        let room = (MAX_MODEL_BYTES - 8) / (5 + 3 * shape.alphabet) - 1;
+        if contexts.len() > room {
+            contexts.sort_unstable_by_key(|(_, c)| std::cmp::Reverse(c.iter().sum::<u64>()));
+            contexts.truncate(room);
+        }
+        contexts.sort_unstable_by_key(|(ctx, _)| *ctx);
+        let mut tables = vec![(0, normalise(&global))];
+        tables.extend(contexts.iter().map(|(ctx, c)| (*ctx, normalise(c))));
+        AnsModel::install(shape, tables)
+    }
+
+    fn install(shape: Shape, tables: Vec<(usize, Vec<(u8, u16)>)>) -> AnsModel {
+        let mut starts = Vec::with_capacity(tables.len());
+        let mut entries = Vec::new();
+        for (_, list) in &tables {
+            starts.push(entries.len() as u32);
+            let mut cum = 0u32;
+            for (k, &(s, f)) in list.iter().enumerate() {
+                entries.push(Entry::new(cum, u32::from(f), s, k + 1 == list.len()));
+                cum += u32::from(f);
+            }
+        }
+        let mut first = vec![starts[0]; shape.contexts()];
+        for ((ctx, _), &start) in tables.iter().zip(&starts).skip(1) {
+            first[*ctx] = start;
+        }
+        let top = first
+            .iter()
+            .map(|&e| {
+                let one = entries[e as usize];
+                let mut t = u64::from(one.freq()) | u64::from(one.symbol()) << 16;
+                if !one.last() {
+                    let two = entries[e as usize + 1];
+                    t |= u64::from(two.freq()) << 24 | u64::from(two.symbol()) << 40;
+                }
+                t
+            })
+            .collect();
+        AnsModel {
+            shape,
+            tables,
+            first,
+            entries,
+            top,
+        }
+    }
+
+    /// `3+p0` and the like.
+    pub fn describe(&self) -> String {
+        self.shape.describe()
+    }
+
+    /// The serialised model: the shape, `u32` number of tables, then per table
+    /// `u32` context, `u8` number of listed symbols and per symbol `u8` symbol
+    /// and `u16` frequency; all packed as `u32` length + one zstd frame.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut raw = self.shape.header().to_vec();
+        raw.extend_from_slice(&(self.tables.len() as u32).to_le_bytes());
+        for (ctx, list) in &self.tables {
+            raw.extend_from_slice(&(*ctx as u32).to_le_bytes());
+            raw.push(list.len() as u8);
+            for &(s, f) in list {
+                raw.push(s);
+                raw.extend_from_slice(&f.to_le_bytes());
+            }
+        }
+        pack(&raw)
+    }
+
+    /// Reads a model written by [`AnsModel::to_bytes`] for level `id`.
+    ///
+    /// # Errors
+    /// A description of the first inconsistency: lengths, contexts out of
+    /// order or range, symbols out of range or repeated, frequencies that do
+    /// not add up.
+    pub fn parse(id: LevelId, bytes: &[u8]) -> Result<AnsModel, String> {
+        let raw = unpack(bytes)?;
+        let shape = Shape::parse(id, &raw)?;
+        if raw.len() < 8 {
+            return Err("model ends before its table count".into());
+        }
+        let count = u32::from_le_bytes([raw[4], raw[5], raw[6], raw[7]]) as usize;
+        let contexts = shape.contexts();
+        let a = shape.alphabet;
+        if count == 0 || count > contexts + 1 {
+            return Err(format!("model has {count} tables for {contexts} contexts"));
+        }
+        let mut tables = Vec::with_capacity(count.min(raw.len() / 5));
+        let mut at = 8;
+        let mut previous: Option<usize> = None;
+        for t in 0..count {
+            if at + 5 > raw.len() {
+                return Err(format!("model ends inside table {t}"));
+            }
+            let ctx = u32::from_le_bytes([raw[at], raw[at + 1], raw[at + 2], raw[at + 3]]) as usize;
+            let n = usize::from(raw[at + 4]);
+            at += 5;
+            if t > 0 && (ctx >= contexts || previous.is_some_and(|p| ctx <= p)) {
+                return Err(format!(
+                    "model table {t} has context {ctx} out of order or range"
+                ));
+            }
+            if t > 0 {
+                previous = Some(ctx);
+            }
+            if n == 0 || n > a || at + 3 * n > raw.len() {
+                return Err(format!("model table {t} of {n} symbols does not fit"));
+            }
+            let mut seen = vec![false; a];
+            let mut list = Vec::with_capacity(n);
+            let mut sum = (a - n) as u32;
+            for k in 0..n {
+                let s = raw[at + 3 * k];
+                let f = u16::from_le_bytes([raw[at + 3 * k + 1], raw[at + 3 * k + 2]]);
+                if usize::from(s) >= a || seen[usize::from(s)] || f == 0 {
+                    return Err(format!(
+                        "model table {t} repeats or exceeds symbol {s}, or gives it frequency 0"
+                    ));
+                }
+                seen[usize::from(s)] = true;
+                sum += u32::from(f);
+                list.push((s, f));
+            }
+            if sum != TOTAL {
+                return Err(format!(
+                    "model table {t}'s frequencies add up to {sum}, not {TOTAL}"
+                ));
+            }
+            at += 3 * n;
+            tables.push((if t == 0 { 0 } else { ctx }, list));
+        }
+        if at != raw.len() {
+            return Err(format!("{} stray bytes after the model", raw.len() - at));
+        }
+        Ok(AnsModel::install(shape, tables))
+    }
+
+    /// The rANS stream of the values of boards `start..` of level `id` (values
+    /// in range).
+    pub fn encode_block(&self, id: LevelId, start: u64, values: &[i8]) -> Vec<u8> {
+        let a = self.shape.alphabet;
+        let symbols: Vec<u8> = values.iter().map(|&v| symbol(v, id.seeds)).collect();
+        let contexts = self.shape.contexts_of(id, start, &symbols);
+        // (cum, freq) of every symbol of every table touched.
+        let mut coding: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+        let mut x = LOW;
+        let mut words: Vec<u16> = Vec::with_capacity(values.len() / 4);
+        for (&s, &ctx) in symbols.iter().zip(&contexts).rev() {
+            let first = self.first[ctx as usize];
+            let table = coding
+                .entry(first)
+                .or_insert_with(|| self.coding_table(first, a));
+            let (cum, freq) = table[usize::from(s)];
+            // In u64: with a single symbol (frequency TOTAL) the bound is 2^32.
+            let x_max = (u64::from(LOW >> SCALE) << 16) * u64::from(freq);
+            while u64::from(x) >= x_max {
+                words.push(x as u16);
+                x >>= 16;
+            }
+            x = ((x / freq) << SCALE) + x % freq + cum;
+        }
+        let mut out = Vec::with_capacity(4 + 2 * words.len());
+        out.extend_from_slice(&x.to_le_bytes());
+        for w in words.iter().rev() {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out
+    }
+
+    /// `(cum, freq)` by symbol for the table starting at entry `first`.
+    fn coding_table(&self, first: u32, a: usize) -> Vec<(u32, u32)> {
+        let mut table = vec![(0, 1); a];
+        let mut listed = vec![false; a];
+        let mut e = first as usize;
+        let tail = loop {
+            let entry = self.entries[e];
+            table[usize::from(entry.symbol())] = (entry.cum(), entry.freq());
+            listed[usize::from(entry.symbol())] = true;
+            if entry.last() {
+                break entry.cum() + entry.freq();
+            }
+            e += 1;
+        };
+        let unlisted = listed.iter().enumerate().filter(|(_, &l)| !l);
+        for (cum, (s, _)) in (tail..).zip(unlisted) {
+            table[s] = (cum, 1);
+        }
+        table
+    }
+
+    /// Decodes the first `out.len()` values of the block of boards `start..`
+    /// of level `id` from its stream `bytes`. When `out` is the whole block
+    /// (`whole`), the stream must also end exactly in the initial state.
+    ///
+    /// # Errors
+    /// A description of the corruption: a stream too short, a final state or
+    /// length that does not match.
+    pub fn decode_block(
+        &self,
+        id: LevelId,
+        start: u64,
+        bytes: &[u8],
+        out: &mut [i8],
+        whole: bool,
+    ) -> Result<(), String> {
+        if bytes.len() < 4 || bytes.len() % 2 != 0 {
+            return Err(format!(
+                "rANS stream of {} bytes (at least 4, and even)",
+                bytes.len()
+            ));
+        }
+        let a = self.shape.alphabet;
+        let mut sym = vec![a as u8; out.len() + 1];
+        let mut next = AnsNext {
+            x: u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
+            at: 4,
+            bytes,
+            top: &self.top,
+            first: &self.first,
+            entries: &self.entries,
+            alphabet: a,
+        };
+        let decoded = self.shape.decode(id, start, out.len(), &mut sym, &mut next);
+        let (x, at) = (next.x, next.at);
+        if let Err(i) = decoded {
+            return Err(format!(
+                "rANS stream ends early or is damaged at board {}",
+                start + i as u64
+            ));
+        }
+        if whole && (x != LOW || at != bytes.len()) {
+            return Err(format!(
+                "rANS stream does not end where it should (state {x:#x}, {} of {} bytes read)",
+                at,
+                bytes.len()
+            ));
+        }
+        let seeds = id.seeds as i32;
+        for (o, &s) in out.iter_mut().zip(&sym[1..]) {
+            *o = (i32::from(s) - seeds) as i8;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::Index;
+    use crate::rules::Rules;
+
+    #[test]
+    fn normalised_tables_add_up() {
+        for counts in [
+            vec![1u64, 0, 0, 5],
+            vec![1_000_000, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0],
+            vec![7],
+            (0..97).map(|i| i * i).collect(),
+            (0..97).map(|_| 1).collect(),
+        ] {
+            let list = normalise(&counts);
+            let unlisted = counts.iter().filter(|&&c| c == 0).count() as u32;
+            let sum: u32 = list.iter().map(|&(_, f)| u32::from(f)).sum::<u32>() + unlisted;
+            assert_eq!(sum, TOTAL, "{counts:?}");
+            assert!(list.iter().all(|&(_, f)| f >= 1));
+            assert!(list.windows(2).all(|w| w[0].1 >= w[1].1));
+        }
+    }
+
+    #[test]
+    fn blocks_round_trip_including_unseen_symbols() {
+        let id = LevelId::new(Rules::default(), 9);
+        let values: Vec<i8> = Index::for_pits(6)
+            .boards(9)
+            .map(|b| (i16::from(b.pit(0)) - i16::from(b.pit(8))).clamp(-9, 9) as i8)
+            .collect();
+        for neighbours in 1..=3 {
+            // Trained on a part only: other blocks hold contexts and symbols
+            // the tables never saw.
+            let model = AnsModel::train(id, neighbours, 4, &[(0, &values[..2000])]);
+            let model = AnsModel::parse(id, &model.to_bytes()).unwrap();
+            for start in [0usize, 2000, 100_000, values.len() - 500] {
+                let end = (start + 4096).min(values.len());
+                let mut block = values[start..end].to_vec();
+                block[3] = 9; // surely rare
+                let bytes = model.encode_block(id, start as u64, &block);
+                let mut out = vec![0i8; block.len()];
+                model
+                    .decode_block(id, start as u64, &bytes, &mut out, true)
+                    .unwrap();
+                assert_eq!(out, block);
+                let mut part = vec![0i8; 100];
+                model
+                    .decode_block(id, start as u64, &bytes, &mut part, false)
+                    .unwrap();
+                assert_eq!(part, &block[..100]);
+                // Damage is caught by the end state, never a panic.
+                for cut in [4, (bytes.len() / 2) & !1, bytes.len() - 2] {
+                    assert!(model
+                        .decode_block(id, start as u64, &bytes[..cut], &mut out, true)
+                        .is_err());
+                }
+                let mut flipped = bytes.clone();
+                flipped[bytes.len() / 2] ^= 0x40;
+                let _ = model.decode_block(id, start as u64, &flipped, &mut out, true);
+            }
+        }
+    }
+}

@@ -1,0 +1,616 @@
+//! Contexts for the context encodings: where a board's *neighbours* are in
+//! index order, how a context number is formed, and the decoding chain shared
+//! by [`super::codec::RankModel`] and [`super::ans::AnsModel`].
+//!
+//! A neighbour `k` (`k` = 1, 2, 3: the mover's pits B, C, D) of a board is the
+//! board with one seed moved from pit `k` into pit 0 (A). It always comes
+//! earlier in index order, at a distance that depends only on pits 0..=2
+//! ([`neighbour_offsets`]), so a decoder finds it without ranking. The context
+//! of a board is made of the values of neighbours 1 and 2 (or "none" when the
+//! neighbour does not exist or lies before the block), the class of neighbour
+//! 3's value ([`class3`]) and the board's own pit 0, clamped
+//! ([`PIT0_CLASSES`]).
+//!
+//! Why these (conditional entropies measured on real levels 14..=24 of the
+//! 6-pit game): a value given neighbours 1 and 2 has 0.8–1.0 bit less entropy
+//! than alone; neighbour 3 takes off about 0.1 bit more, nearly all of it kept
+//! when its value is reduced to 10 classes; pit 0 another 0.1. Neighbours that
+//! merely equal the value are not enough (a move-to-front over neighbours does
+//! worse than the raw bytes): the gain comes from per-context statistics.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use crate::board::MAX_BOARD_PITS;
+use crate::index::Index;
+
+use super::LevelId;
+
+/// The most neighbours a context can use.
+pub const MAX_NEIGHBOURS: usize = 3;
+/// Classes of neighbour 3's value in a context ([`class3`]).
+pub const CLASSES3: usize = 10;
+/// Classes of the board's pit 0 in the contexts the writer makes (0, 1, 2, 3+):
+/// about 0.1 bit per board less on levels 16..=20.
+pub const PIT0_CLASSES: usize = 4;
+/// The most pit-0 classes a model may use.
+pub const MAX_PIT0_CLASSES: usize = 8;
+
+/// How many neighbour kinds boards with `pits` pits per side have: pits 1..=k
+/// must all be the mover's, so `min(3, pits - 1)`.
+pub fn usable_neighbours(pits: u8) -> usize {
+    (pits as usize).saturating_sub(1).min(MAX_NEIGHBOURS)
+}
+
+/// The distance back, in index order, from a board to its neighbour `k`
+/// (`k` = 1..=3: the board with one seed moved from pit `k` to pit 0), or 0
+/// when pit `k` is empty. `pits` are the board's pits 0..=3.
+///
+/// All boards that agree on pits `k+1..` are contiguous in the index and
+/// enumerate pits `k..=0` lexicographically, so the distance is a count of
+/// compositions: 1 for `k` = 1, `p0 + p1 + 2` for `k` = 2, and
+/// `(s+2)(s+3)/2 - p2` with `s = p0 + p1 + p2` for `k` = 3. It needs the
+/// mover to own pits `1..=k` (more than `k` pits per side), because whether a
+/// board is stored depends on the opponent's pits only.
+#[inline]
+pub fn neighbour_offsets(pits: &[u8]) -> [u64; MAX_NEIGHBOURS] {
+    let p0 = u64::from(pits[0]);
+    let p1 = u64::from(pits[1]);
+    let p2 = u64::from(pits[2]);
+    let s = p0 + p1 + p2;
+    [
+        u64::from(pits[1] > 0),
+        if pits[2] > 0 { p0 + p1 + 2 } else { 0 },
+        if pits.get(3).copied().unwrap_or(0) > 0 {
+            (s + 2) * (s + 3) / 2 - p2
+        } else {
+            0
+        },
+    ]
+}
+
+/// The class of neighbour 3's symbol `s` in a level of `seeds` seeds: 0..=6
+/// for values -3..=3 (clamped), 7 for -seeds, 8 for +seeds, 9 for no neighbour
+/// (`s > 2 * seeds`).
+pub fn class3(s: usize, seeds: u32) -> u8 {
+    let n = seeds as i64;
+    if s > 2 * seeds as usize {
+        return 9;
+    }
+    let v = s as i64 - n;
+    if v == -n && n > 0 {
+        7
+    } else if v == n && n > 0 {
+        8
+    } else {
+        (v.clamp(-3, 3) + 3) as u8
+    }
+}
+
+/// The symbol of a value: `value + seeds`, in `0..=2 * seeds`.
+#[inline]
+pub(crate) fn symbol(value: i8, seeds: u32) -> u8 {
+    (i32::from(value) + seeds as i32) as u8
+}
+
+/// Calls `visit(i, offsets, pit0)` for the boards `start .. start + len` of a
+/// level, where `i` counts from 0 at `start`, `offsets[k-1]` is the distance
+/// back to neighbour `k` when it lies in `start..` (0 otherwise; only the first
+/// `neighbours` are filled) and `pit0` is the board's pit 0.
+#[inline]
+pub(crate) fn walk(
+    id: LevelId,
+    start: u64,
+    len: usize,
+    neighbours: usize,
+    mut visit: impl FnMut(usize, [usize; 3], usize),
+) {
+    for_each_run(id, start, len, neighbours, |run| {
+        for j in 0..run.len {
+            let i = run.first + j;
+            let o1 = usize::from(run.first_p1 + j > 0 && i >= 1);
+            let o2 = if run.off2 <= i { run.off2 } else { 0 };
+            let o3 = if run.off3 <= i { run.off3 } else { 0 };
+            visit(i, [o1, o2, o3], run.first_p0 - j);
+        }
+    });
+}
+
+/// Boards of a block that share pits 2..: seeds move from pit 0 to pit 1 one
+/// at a time, and the offsets of neighbours 2 and 3 stay the same.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    /// Position of the run's first board in the block.
+    first: usize,
+    /// Boards in the run (within the block).
+    len: usize,
+    /// Pit 1 of the first board; it grows by one along the run.
+    first_p1: usize,
+    /// Pit 0 of the first board; it shrinks by one along the run.
+    first_p0: usize,
+    /// Distance to neighbour 2 along the run, 0 when there is none.
+    off2: usize,
+    /// Distance to neighbour 3 along the run, 0 when there is none.
+    off3: usize,
+}
+
+/// Calls `visit` for each run of the boards `start .. start + len`, in order.
+/// The board is unranked once and then stepped once per run (as
+/// [`crate::LevelIter`] does, skipping unstored boards).
+#[inline(always)]
+fn for_each_run(
+    id: LevelId,
+    start: u64,
+    len: usize,
+    neighbours: usize,
+    mut visit: impl FnMut(Run),
+) {
+    let p = usize::from(id.rules.pits());
+    let Ok(board) = Index::for_pits(id.rules.pits()).unrank(id.seeds, start) else {
+        return;
+    };
+    let mut pits = [0u8; MAX_BOARD_PITS];
+    pits[..2 * p].copy_from_slice(board.pits());
+    let mut pos = 0usize;
+    while pos < len {
+        let r = usize::from(pits[0]) + usize::from(pits[1]);
+        let p1 = usize::from(pits[1]);
+        let p2 = usize::from(pits[2]);
+        let take = (r - p1 + 1).min(len - pos);
+        let off2 = if neighbours >= 2 && p2 > 0 { r + 2 } else { 0 };
+        let off3 = if neighbours >= 3 && pits[3] > 0 {
+            let s = r + p2;
+            (s + 2) * (s + 3) / 2 - p2
+        } else {
+            0
+        };
+        visit(Run {
+            first: pos,
+            len: take,
+            first_p1: p1,
+            first_p0: usize::from(pits[0]),
+            off2,
+            off3,
+        });
+        pos += take;
+        if pos < len {
+            // The run ends with all r seeds in pit 1; go on to the next run.
+            pits[0] = 0;
+            pits[1] = r as u8;
+            if !next_board(&mut pits, p) {
+                return;
+            }
+        }
+    }
+}
+
+/// Steps `pits` to the next stored board in index order, as
+/// [`crate::LevelIter`] does; false when there is none (past the level's end).
+fn next_board(pits: &mut [u8; MAX_BOARD_PITS], per_side: usize) -> bool {
+    let n = 2 * per_side;
+    let step = |pits: &mut [u8; MAX_BOARD_PITS]| -> bool {
+        let Some(low) = pits[..n].iter().position(|&s| s > 0) else {
+            return false;
+        };
+        if low + 1 >= n {
+            return false;
+        }
+        let rest = pits[low] - 1;
+        pits[low] = 0;
+        pits[low + 1] += 1;
+        pits[0] = rest;
+        true
+    };
+    if !step(pits) {
+        return false;
+    }
+    // An opponent row without an empty pit is not stored: skip every mover
+    // arrangement of that row at once.
+    while pits[per_side..n].iter().all(|&s| s > 0) {
+        let mover: u8 = pits[..per_side].iter().sum();
+        pits[..per_side].fill(0);
+        pits[per_side - 1] = mover;
+        if !step(pits) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Where a decoder gets each symbol from (the rank bytes, a rANS stream):
+/// `next(i, context)` is board `i`'s symbol, or `None` when the data is
+/// corrupt. A trait rather than a closure so that it is inlined into the loop.
+pub(crate) trait NextSymbol {
+    /// Board `i`'s symbol in context `context`.
+    fn next(&mut self, i: usize, context: usize) -> Option<u8>;
+}
+
+/// Symbol counts: overall, and per context.
+pub(crate) type Counts = (Vec<u64>, HashMap<usize, Vec<u64>>);
+
+/// What a context is made of, for one level.
+#[derive(Clone)]
+pub(crate) struct Shape {
+    /// Neighbours in a context, 1..=3.
+    pub neighbours: usize,
+    /// Classes of the board's pit 0 (1: not used); pit 0 is clamped to
+    /// `pit0_classes - 1`.
+    pub pit0_classes: usize,
+    /// Symbols: `2 * seeds + 1`; the symbol `alphabet` stands for "none".
+    pub alphabet: usize,
+    /// [`class3`] of every symbol and of "none".
+    class3: Vec<u8>,
+}
+
+impl std::fmt::Debug for Shape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+impl Shape {
+    /// The shape for level `id` with `neighbours` neighbours and
+    /// `pit0_classes` pit-0 classes (both already checked).
+    pub fn new(id: LevelId, neighbours: usize, pit0_classes: usize) -> Shape {
+        let alphabet = 2 * id.seeds as usize + 1;
+        Shape {
+            neighbours,
+            pit0_classes,
+            alphabet,
+            class3: (0..=alphabet).map(|s| class3(s, id.seeds)).collect(),
+        }
+    }
+
+    /// The four bytes that start a serialised model: neighbours, pit-0
+    /// classes, alphabet (`u16`).
+    pub fn header(&self) -> [u8; 4] {
+        let a = (self.alphabet as u16).to_le_bytes();
+        [self.neighbours as u8, self.pit0_classes as u8, a[0], a[1]]
+    }
+
+    /// Reads and checks the four bytes of [`Shape::header`] for level `id`.
+    pub fn parse(id: LevelId, raw: &[u8]) -> Result<Shape, String> {
+        if raw.len() < 4 {
+            return Err(format!("model of {} bytes is too short", raw.len()));
+        }
+        let neighbours = usize::from(raw[0]);
+        let pit0_classes = usize::from(raw[1]);
+        let alphabet = usize::from(u16::from_le_bytes([raw[2], raw[3]]));
+        let most = usable_neighbours(id.rules.pits());
+        if neighbours == 0 || neighbours > most {
+            return Err(format!(
+                "model uses {neighbours} neighbours; {} pits per side allow 1 to {most}",
+                id.rules.pits()
+            ));
+        }
+        if !(1..=MAX_PIT0_CLASSES).contains(&pit0_classes) {
+            return Err(format!(
+                "model uses {pit0_classes} pit-0 classes; expected 1 to {MAX_PIT0_CLASSES}"
+            ));
+        }
+        let expected = 2 * id.seeds as usize + 1;
+        if alphabet != expected {
+            return Err(format!(
+                "model has {alphabet} symbols, level {} needs {expected}",
+                id.seeds
+            ));
+        }
+        Ok(Shape::new(id, neighbours, pit0_classes))
+    }
+
+    /// `3+p0`: neighbours, and whether pit 0 is used.
+    pub fn describe(&self) -> String {
+        if self.pit0_classes > 1 {
+            format!("{}+p0", self.neighbours)
+        } else {
+            self.neighbours.to_string()
+        }
+    }
+
+    fn base(&self) -> usize {
+        self.alphabet + 1
+    }
+
+    /// The number of contexts: `pit0_classes` × (`base` for neighbour 1) ×
+    /// (`base` for neighbour 2) × ([`CLASSES3`] for neighbour 3), for the
+    /// neighbours used.
+    pub fn contexts(&self) -> usize {
+        self.pit0_classes
+            * match self.neighbours {
+                1 => self.base(),
+                2 => self.base() * self.base(),
+                _ => CLASSES3 * self.base() * self.base(),
+            }
+    }
+
+    /// The context number of board `i` of a block from already known symbols
+    /// and the board's pit 0: `s1 + base * (s2 + base * (class3(s3) + 10 *
+    /// pit0 class))`, leaving out the neighbours not used.
+    #[inline]
+    pub fn context(&self, symbols: &[u8], i: usize, offsets: [usize; 3], pit0: usize) -> usize {
+        let state = |k: usize| {
+            if offsets[k] == 0 {
+                self.alphabet
+            } else {
+                usize::from(symbols[i - offsets[k]])
+            }
+        };
+        let base = self.base();
+        let mut ctx = pit0.min(self.pit0_classes - 1);
+        if self.neighbours >= 3 {
+            ctx = ctx * CLASSES3 + usize::from(self.class3[state(2)]);
+        }
+        if self.neighbours >= 2 {
+            ctx = ctx * base + state(1);
+        }
+        ctx * base + state(0)
+    }
+
+    /// The context of every board of a block whose symbols are all known (the
+    /// encoder's side).
+    pub fn contexts_of(&self, id: LevelId, start: u64, symbols: &[u8]) -> Vec<u32> {
+        let mut out = vec![0u32; symbols.len()];
+        walk(
+            id,
+            start,
+            symbols.len(),
+            self.neighbours,
+            |i, offs, pit0| {
+                out[i] = self.context(symbols, i, offs, pit0) as u32;
+            },
+        );
+        out
+    }
+
+    /// Symbol counts per context (and overall) over whole blocks `(first
+    /// board, values)` of level `id`, counted in parallel.
+    pub fn count(&self, id: LevelId, blocks: &[(u64, &[i8])]) -> Counts {
+        let a = self.alphabet;
+        let empty = || (vec![0u64; a], HashMap::<usize, Vec<u64>>::new());
+        blocks
+            .par_iter()
+            .fold(empty, |(mut global, mut counts), &(start, values)| {
+                let symbols: Vec<u8> = values.iter().map(|&v| symbol(v, id.seeds)).collect();
+                let contexts = self.contexts_of(id, start, &symbols);
+                for (&ctx, &s) in contexts.iter().zip(&symbols) {
+                    global[usize::from(s)] += 1;
+                    counts.entry(ctx as usize).or_insert_with(|| vec![0; a])[usize::from(s)] += 1;
+                }
+                (global, counts)
+            })
+            .reduce(empty, |(mut g1, mut c1), (g2, c2)| {
+                for (x, y) in g1.iter_mut().zip(&g2) {
+                    *x += y;
+                }
+                for (ctx, c) in c2 {
+                    match c1.get_mut(&ctx) {
+                        Some(mine) => mine.iter_mut().zip(&c).for_each(|(x, y)| *x += y),
+                        None => {
+                            c1.insert(ctx, c);
+                        }
+                    }
+                }
+                (g1, c1)
+            })
+    }
+
+    /// Decodes the symbols of boards `start .. start + len` in order into
+    /// `sym[1..=len]` (`sym[0]` must hold "none", `alphabet`):
+    /// `next.next(i, context)` gives board `i`'s symbol, or `None` when the data
+    /// is corrupt (decoding then stops; the error is `Err(i)`).
+    ///
+    /// The parts of the context from neighbours 2 and 3 and pit 0 do not
+    /// depend on the previous board, so only an add and `next` lie on the
+    /// chain from one board to the next.
+    #[inline(always)]
+    pub fn decode(
+        &self,
+        id: LevelId,
+        start: u64,
+        len: usize,
+        sym: &mut [u8],
+        next: &mut impl NextSymbol,
+    ) -> Result<(), usize> {
+        match self.neighbours {
+            1 => self.decode_k::<1>(id, start, len, sym, next),
+            2 => self.decode_k::<2>(id, start, len, sym, next),
+            _ => self.decode_k::<3>(id, start, len, sym, next),
+        }
+    }
+
+    #[inline(always)]
+    fn decode_k<const K: usize>(
+        &self,
+        id: LevelId,
+        start: u64,
+        len: usize,
+        sym: &mut [u8],
+        next: &mut impl NextSymbol,
+    ) -> Result<(), usize> {
+        let a = self.alphabet;
+        let base = a + 1;
+        let class3 = &self.class3[..];
+        let p0_last = self.pit0_classes - 1;
+        let mut bad = None;
+        for_each_run(id, start, len, K, |run| {
+            if bad.is_some() {
+                return;
+            }
+            // Neighbour 1 is the previous board of the run: keep it in a register.
+            let mut prev = if run.first_p1 > 0 && run.first >= 1 {
+                usize::from(sym[run.first])
+            } else {
+                a
+            };
+            for j in 0..run.len {
+                let i = run.first + j;
+                let mut hi = (run.first_p0 - j).min(p0_last);
+                if K >= 3 {
+                    let i3 = if run.off3 != 0 && run.off3 <= i {
+                        i + 1 - run.off3
+                    } else {
+                        0
+                    };
+                    hi = hi * CLASSES3 + usize::from(class3[usize::from(sym[i3])]);
+                }
+                if K >= 2 {
+                    let i2 = if run.off2 != 0 && run.off2 <= i {
+                        i + 1 - run.off2
+                    } else {
+                        0
+                    };
+                    hi = (hi * base + usize::from(sym[i2])) * base;
+                } else {
+                    hi *= base;
+                }
+                let Some(s) = next.next(i, hi + prev) else {
+                    bad = Some(i);
+                    return;
+                };
+                sym[i + 1] = s;
+                prev = usize::from(s);
+            }
+        });
+        match bad {
+            Some(i) => Err(i),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The most bytes a serialised model may expand to (a guard against a
+/// corrupt length field; real models are far smaller).
+pub(crate) const MAX_MODEL_BYTES: usize = 64 << 20;
+
+/// A model section: `u32` length of `raw`, then `raw` as one zstd frame.
+pub(crate) fn pack(raw: &[u8]) -> Vec<u8> {
+    let packed = zstd::bulk::compress(raw, 19).expect("zstd compresses a buffer in memory");
+    let mut out = (raw.len() as u32).to_le_bytes().to_vec();
+    out.extend_from_slice(&packed);
+    out
+}
+
+/// The bytes [`pack`] packed, after checking the length.
+pub(crate) fn unpack(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    if bytes.len() < 4 {
+        return Err(format!(
+            "model section of {} bytes is too short",
+            bytes.len()
+        ));
+    }
+    let raw_len = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
+    if raw_len > MAX_MODEL_BYTES {
+        return Err(format!(
+            "model of {raw_len} bytes is larger than any real model"
+        ));
+    }
+    let raw = zstd::bulk::decompress(&bytes[4..], raw_len)
+        .map_err(|e| format!("model section does not decompress: {e}"))?;
+    if raw.len() != raw_len {
+        return Err(format!(
+            "model decompresses to {} bytes, expected {raw_len}",
+            raw.len()
+        ));
+    }
+    Ok(raw)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{RuleSet, Rules};
+
+    #[test]
+    fn neighbour_offsets_match_the_index() {
+        for pits in 4..=6u8 {
+            let index = Index::for_pits(pits);
+            for seeds in [1, 5, 9] {
+                for (i, board) in index.boards(seeds).enumerate() {
+                    let offs = neighbour_offsets(board.pits());
+                    for k in 1..=usable_neighbours(pits) {
+                        let mut p = board.pits().to_vec();
+                        if p[k] == 0 {
+                            assert_eq!(offs[k - 1], 0);
+                            continue;
+                        }
+                        p[k] -= 1;
+                        p[0] += 1;
+                        let j = index.rank(&crate::Board::new(&p).unwrap()).unwrap();
+                        assert_eq!(i as u64 - j, offs[k - 1], "{board:?} k={k}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn walking_runs_matches_the_level_iterator() {
+        for pits in 2..=6u8 {
+            let rules = Rules::new(RuleSet::Awari, pits).unwrap();
+            let index = Index::for_pits(pits);
+            for seeds in [0, 1, 2, 6, 9] {
+                let id = LevelId::new(rules, seeds);
+                let boards: Vec<_> = index.boards(seeds).collect();
+                let k = usable_neighbours(pits);
+                for (start, len) in [(0, boards.len()), (1, 50), (7, 1), (boards.len() / 2, 333)] {
+                    let len = len.min(boards.len().saturating_sub(start));
+                    let mut seen = 0;
+                    walk(id, start as u64, len, k, |i, offs, pit0| {
+                        assert_eq!(pit0, usize::from(boards[start + i].pit(0)));
+                        assert_eq!(i, seen);
+                        seen += 1;
+                        let want = neighbour_offsets(boards[start + i].pits());
+                        for n in 0..3 {
+                            let w = if n < k && want[n] as usize <= i {
+                                want[n] as usize
+                            } else {
+                                0
+                            };
+                            assert_eq!(
+                                offs[n],
+                                w,
+                                "P={pits} n={seeds} board {} k={}",
+                                start + i,
+                                n + 1
+                            );
+                        }
+                    });
+                    assert_eq!(seen, len);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn decoding_sees_the_contexts_the_encoder_saw() {
+        let id = LevelId::new(Rules::default(), 8);
+        let symbols: Vec<u8> = Index::for_pits(6)
+            .boards(8)
+            .skip(1000)
+            .take(3000)
+            .map(|b| (b.pit(0) + b.pit(7)).min(16))
+            .collect();
+        for neighbours in 1..=3 {
+            let shape = Shape::new(id, neighbours, PIT0_CLASSES);
+            let contexts = shape.contexts_of(id, 1000, &symbols);
+            assert!(contexts.iter().all(|&c| (c as usize) < shape.contexts()));
+            struct Check<'a>(&'a [u8], &'a [u32], usize);
+            impl NextSymbol for Check<'_> {
+                fn next(&mut self, i: usize, ctx: usize) -> Option<u8> {
+                    assert_eq!(ctx as u32, self.1[i], "board {i}");
+                    (i < self.2).then_some(self.0[i])
+                }
+            }
+            let mut sym = vec![shape.alphabet as u8; symbols.len() + 1];
+            let mut all = Check(&symbols, &contexts, usize::MAX);
+            shape
+                .decode(id, 1000, symbols.len(), &mut sym, &mut all)
+                .unwrap();
+            assert_eq!(&sym[1..], &symbols[..]);
+            let mut some = Check(&symbols, &contexts, 77);
+            let err = shape.decode(id, 1000, symbols.len(), &mut sym, &mut some);
+            assert_eq!(err, Err(77));
+        }
+    }
+}
