@@ -493,7 +493,7 @@ proptest! {
         pit0_classes in prop_oneof![Just(4u8), 0u8..10],
         alphabet in prop_oneof![Just(13u16), 0u16..20],
         entries in proptest::collection::vec(
-            (0u32..12000, proptest::collection::vec(0u8..15, 0..15)), 0..10),
+            (0u32..30000, proptest::collection::vec(0u8..15, 0..15)), 0..10),
         extra in proptest::collection::vec(any::<u8>(), 0..4),
         claimed in proptest::option::of(any::<u32>()),
     ) {
@@ -533,7 +533,7 @@ proptest! {
     fn arbitrary_ans_models_and_streams_never_panic(
         pit0_classes in prop_oneof![Just(4u8), 0u8..10],
         tables in proptest::collection::vec(
-            (0u32..12000, proptest::collection::btree_set(0u8..13, 1..13), any::<bool>()), 1..6),
+            (0u32..30000, proptest::collection::btree_set(0u8..13, 1..13), any::<bool>()), 1..6),
         stream in proptest::collection::vec(any::<u8>(), 0..64),
         len in 0usize..300,
     ) {

@@ -166,6 +166,30 @@ impl std::fmt::Debug for AnsModel {
     }
 }
 
+/// The bits that coding `counts` with `table` costs (unlisted symbols have
+/// frequency 1).
+fn coding_bits(counts: &[u64], table: &[(u8, u16)]) -> f64 {
+    let mut freq = vec![1u32; counts.len()];
+    for &(s, f) in table {
+        freq[usize::from(s)] = u32::from(f);
+    }
+    counts
+        .iter()
+        .zip(&freq)
+        .filter(|(&c, _)| c > 0)
+        .map(|(&c, &f)| c as f64 * (f64::from(SCALE) - f64::from(f).log2()))
+        .sum()
+}
+
+/// Whether a context's own table saves more bits on its boards than it costs
+/// in the model (about 4 bits per stored byte once zstd has packed the model),
+/// compared with coding them with `fallback`.
+fn pays(counts: &[u64], own: &[(u8, u16)], fallback: &[(u8, u16)]) -> bool {
+    let cost = 4.0 * (5 + 3 * own.len()) as f64;
+    counts.iter().sum::<u64>() >= MIN_CONTEXT_COUNT
+        && coding_bits(counts, fallback) - coding_bits(counts, own) > cost
+}
+
 /// Frequencies summing to `TOTAL` for the symbols counted, 1 for every symbol
 /// not counted, listed by decreasing frequency.
 fn normalise(counts: &[u64]) -> Vec<(u8, u16)> {
@@ -214,25 +238,51 @@ impl AnsModel {
     /// Learns the tables from symbol counts per context.
     pub(crate) fn from_counts(shape: Shape, counts: &Counts) -> AnsModel {
         let (global, counts) = counts;
+        let a = shape.alphabet;
         let global = if global.iter().all(|&c| c == 0) {
-            vec![1; shape.alphabet]
+            vec![1; a]
         } else {
             global.clone()
         };
-        let mut contexts: Vec<(usize, &Vec<u64>)> = counts
-            .iter()
-            .filter(|(_, c)| c.iter().sum::<u64>() >= MIN_CONTEXT_COUNT)
-            .map(|(ctx, c)| (*ctx, c))
-            .collect();
-        // Keep the model within what a reader accepts: the most used contexts.
-        let room = (MAX_MODEL_BYTES - 8) / (5 + 3 * shape.alphabet) - 1;
-        if contexts.len() > room {
-            contexts.sort_unstable_by_key(|(_, c)| std::cmp::Reverse(c.iter().sum::<u64>()));
-            contexts.truncate(room);
+        let global_table = normalise(&global);
+        // Parent contexts (neighbours 1 and 2 only) back off rare contexts.
+        let parents = shape.parents();
+        let mut parent_counts: HashMap<usize, Vec<u64>> = HashMap::new();
+        for (ctx, c) in counts {
+            let p = parent_counts
+                .entry(ctx % parents)
+                .or_insert_with(|| vec![0; a]);
+            p.iter_mut().zip(c).for_each(|(x, y)| *x += y);
         }
-        contexts.sort_unstable_by_key(|(ctx, _)| *ctx);
-        let mut tables = vec![(0, normalise(&global))];
-        tables.extend(contexts.iter().map(|(ctx, c)| (*ctx, normalise(c))));
+        let mut parent_tables: HashMap<usize, Vec<(u8, u16)>> = HashMap::new();
+        for (p, c) in &parent_counts {
+            let own = normalise(c);
+            if pays(c, &own, &global_table) {
+                parent_tables.insert(*p, own);
+            }
+        }
+        let mut tables: Vec<(usize, Vec<(u8, u16)>)> = Vec::new();
+        for (ctx, c) in counts {
+            let fallback = parent_tables.get(&(ctx % parents)).unwrap_or(&global_table);
+            let own = normalise(c);
+            if pays(c, &own, fallback) {
+                tables.push((*ctx, own));
+            }
+        }
+        let contexts = shape.contexts();
+        tables.extend(parent_tables.into_iter().map(|(p, t)| (contexts + p, t)));
+        // Keep the model within what a reader accepts: the most used tables.
+        let room = (MAX_MODEL_BYTES - 8) / (5 + 3 * a) - 1;
+        if tables.len() > room {
+            let weight = |ctx: usize| match counts.get(&ctx) {
+                Some(c) => c.iter().sum::<u64>(),
+                None => u64::MAX, // parents first
+            };
+            tables.sort_unstable_by_key(|(ctx, _)| std::cmp::Reverse(weight(*ctx)));
+            tables.truncate(room);
+        }
+        tables.sort_unstable_by_key(|(ctx, _)| *ctx);
+        tables.insert(0, (0, global_table));
         AnsModel::install(shape, tables)
     }
 
@@ -247,9 +297,20 @@ impl AnsModel {
                 cum += u32::from(f);
             }
         }
-        let mut first = vec![starts[0]; shape.contexts()];
+        // Each context uses its own table, else its parent's, else table 0.
+        let contexts = shape.contexts();
+        let parents = shape.parents();
+        let mut parent_start = vec![starts[0]; parents];
         for ((ctx, _), &start) in tables.iter().zip(&starts).skip(1) {
-            first[*ctx] = start;
+            if *ctx >= contexts {
+                parent_start[*ctx - contexts] = start;
+            }
+        }
+        let mut first: Vec<u32> = (0..contexts).map(|c| parent_start[c % parents]).collect();
+        for ((ctx, _), &start) in tables.iter().zip(&starts).skip(1) {
+            if *ctx < contexts {
+                first[*ctx] = start;
+            }
         }
         let top = first
             .iter()
@@ -279,7 +340,10 @@ impl AnsModel {
 
     /// The serialised model: the shape, `u32` number of tables, then per table
     /// `u32` context, `u8` number of listed symbols and per symbol `u8` symbol
-    /// and `u16` frequency; all packed as `u32` length + one zstd frame.
+    /// and `u16` frequency; all packed as `u32` length + one zstd frame. Table
+    /// 0 is the level's overall table (its context is ignored); contexts from
+    /// `Shape::contexts()` on are *parents* (neighbours 1 and 2 only), whose
+    /// tables serve the contexts under them that have none of their own.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut raw = self.shape.header().to_vec();
         raw.extend_from_slice(&(self.tables.len() as u32).to_le_bytes());
@@ -307,7 +371,8 @@ impl AnsModel {
             return Err("model ends before its table count".into());
         }
         let count = u32::from_le_bytes([raw[4], raw[5], raw[6], raw[7]]) as usize;
-        let contexts = shape.contexts();
+        // Table contexts: 0..contexts for contexts, then the parents.
+        let contexts = shape.contexts() + shape.parents();
         let a = shape.alphabet;
         if count == 0 || count > contexts + 1 {
             return Err(format!("model has {count} tables for {contexts} contexts"));

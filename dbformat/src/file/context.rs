@@ -324,6 +324,12 @@ impl Shape {
             }
     }
 
+    /// The number of *parent* contexts, made of neighbours 1 and 2 only: a
+    /// context's parent is `context % parents()`.
+    pub fn parents(&self) -> usize {
+        self.base().pow(self.neighbours.min(2) as u32)
+    }
+
     /// The context number of board `i` of a block from already known symbols
     /// and the board's pit 0: `s1 + base * (s2 + base * (class3(s3) + 10 *
     /// pit0 class))`, leaving out the neighbours not used.
