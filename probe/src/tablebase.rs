@@ -32,6 +32,10 @@ pub struct Tablebase {
     paths: BTreeMap<u32, PathBuf>,
     /// Opened levels, by seed count.
     opened: Vec<OnceLock<Result<Arc<LevelReader>, String>>>,
+    /// Levels decoded whole into memory (see [`Tablebase::preload`]), by seed count.
+    decoded: Vec<OnceLock<Option<Arc<[i8]>>>>,
+    /// Bytes still allowed for decoded levels.
+    preload_budget: std::sync::atomic::AtomicU64,
 }
 
 /// One legal move of a position with its value for the mover.
@@ -122,6 +126,8 @@ impl Tablebase {
             index: Index::for_pits(rules.pits()),
             paths,
             opened: (0..=top).map(|_| OnceLock::new()).collect(),
+            decoded: (0..=top).map(|_| OnceLock::new()).collect(),
+            preload_budget: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -243,7 +249,58 @@ impl Tablebase {
     /// The value of a stored board, read from its level.
     fn stored_score(&self, board: &Board) -> Result<Score, ProbeError> {
         let i = self.index.try_rank(board)?;
-        Ok(self.level(board.seeds())?.get(i)?)
+        let seeds = board.seeds();
+        if let Some(values) = self.decoded_level(seeds)? {
+            return Ok(Score::new(values[i as usize]));
+        }
+        Ok(self.level(seeds)?.get(i)?)
+    }
+
+    /// Lets up to `bytes` of memory hold whole decoded levels: a level is then
+    /// decoded in one go (in parallel) the first time it is used, if it fits, and
+    /// every later lookup is a plain memory read. For many random lookups (batch
+    /// scoring) this is far faster than decoding one block per lookup; for a few
+    /// queries it is slower. 0 (the default) turns it off.
+    pub fn preload(&self, bytes: u64) {
+        self.preload_budget
+            .store(bytes, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The decoded values of level `seeds` when preloading allows it.
+    fn decoded_level(&self, seeds: u32) -> Result<Option<&Arc<[i8]>>, ProbeError> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let Some(slot) = self.decoded.get(seeds as usize) else {
+            return Ok(None);
+        };
+        if let Some(done) = slot.get() {
+            return Ok(done.as_ref());
+        }
+        if self.preload_budget.load(Relaxed) == 0 {
+            return Ok(None);
+        }
+        let reader = self.level(seeds)?;
+        let mut failure = None;
+        let done = slot.get_or_init(|| {
+            let size = reader.boards();
+            let fits = self
+                .preload_budget
+                .fetch_update(Relaxed, Relaxed, |left| left.checked_sub(size))
+                .is_ok();
+            if !fits {
+                return None;
+            }
+            match reader.decode_all() {
+                Ok(values) => Some(values.into()),
+                Err(e) => {
+                    failure = Some(e);
+                    None
+                }
+            }
+        });
+        match failure {
+            Some(e) => Err(e.into()),
+            None => Ok(done.as_ref()),
+        }
     }
 
     /// The value of any position for its mover: read from its level when stored,

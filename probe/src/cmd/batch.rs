@@ -24,6 +24,31 @@ pub struct Args {
     /// Also give every move's value (slower).
     #[arg(long)]
     moves: bool,
+    /// Memory for levels decoded whole (much faster for many positions), e.g. 2G;
+    /// 0 decodes one block per lookup instead.
+    #[arg(long, default_value = "2G", value_parser = parse_bytes)]
+    preload: u64,
+}
+
+/// Reads 512M, 2G, 2GiB or a number of bytes.
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim().to_ascii_uppercase();
+    let t = t.trim_end_matches("IB").trim_end_matches('B');
+    let (number, shift) = match t.chars().last() {
+        Some('K') => (&t[..t.len() - 1], 10),
+        Some('M') => (&t[..t.len() - 1], 20),
+        Some('G') => (&t[..t.len() - 1], 30),
+        Some('T') => (&t[..t.len() - 1], 40),
+        _ => (t, 0),
+    };
+    let n: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size; write e.g. 512M or 2G"))?;
+    if !(n.is_finite() && n >= 0.0) {
+        return Err(format!("{text:?} is not a size"));
+    }
+    Ok((n * (1u64 << shift) as f64) as u64)
 }
 
 /// Answers one line.
@@ -65,6 +90,7 @@ fn answer(tb: &Tablebase, line_no: usize, line: &str, with_moves: bool) -> serde
 /// Runs the batch; see [`Args`].
 pub fn run(args: Args) -> CmdResult {
     let tb = args.database.open()?;
+    tb.preload(args.preload);
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
     let mut out = BufWriter::new(stdout);
