@@ -495,7 +495,7 @@ impl AnsModel {
         out: &mut [i8],
         whole: bool,
     ) -> Result<(), String> {
-        if bytes.len() < 4 || bytes.len() % 2 != 0 {
+        if bytes.len() < 4 || bytes.len() & 1 != 0 {
             return Err(format!(
                 "rANS stream of {} bytes (at least 4, and even)",
                 bytes.len()

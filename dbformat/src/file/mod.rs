@@ -67,26 +67,32 @@
 //! never panics and never yields a value.
 //!
 //! # Measurements
-//! Levels 0..=24 of the 6-pit game under `awari` (1,165,184,475 boards; the
-//! values of a retrograde solver), rewritten by `scripts/bench-format.sh` on the
-//! 2-core test machine while another build ran beside it. Bits per board over
-//! all boards; warm lookup = median time of a random single-board lookup with
-//! the file in the page cache and a fresh reader (a block decode each);
-//! decode = [`LevelReader::decode_all`], 2 threads.
+//! Levels 0..=24 of the 6-pit game under `awari` (1,165,184,475 boards),
+//! rewritten by `scripts/bench-format.sh` on the 2-core test machine while
+//! other builds ran beside it (so times are rough). Bits per board over all
+//! boards; warm lookup = median time of a random single-board lookup with the
+//! file in the page cache and a fresh reader (one block decode each; a hit in
+//! the reader's block cache takes 0.03–0.04 µs); decode =
+//! [`LevelReader::decode_all`] with 2 threads.
 //!
 //! | encoding | boards per block | bits/board | level 24 | warm lookup | decode | write |
 //! |---|---:|---:|---:|---:|---:|---:|
 //! | raw, zstd 12 | 2048 | 3.93 | 3.99 | 6–13 µs | ~250 MB/s | ~14 M boards/s |
 //! | raw, zstd 12 | 4096 | 3.84 | 3.90 | 11–16 µs | ~290 MB/s | ~10 M boards/s |
 //! | context-rank/3+p0, zstd 12 | 4096 | 3.40 | 3.45 | 30–50 µs | ~70 MB/s | ~9 M boards/s |
-//! | context-ans/3+p0 (the default choice) | 4096 | 3.07 | 3.10 | 80–140 µs | ~48 MB/s | ~7.5 M boards/s |
+//! | context-ans/3+p0 | 2048 | 3.10 | 3.13 | 50–80 µs | ~20 MB/s | ~4 M boards/s |
+//! | context-ans/3+p0 (the default choice) | 4096 | 3.06 | 3.10 | 80–120 µs | 15–48 MB/s | 4–7 M boards/s |
 //!
 //! The default ([`WriteOptions::default`], [`EncodingChoice::Auto`]) takes the
-//! smallest: context-ans from level 7 up. The published files use 8 bits per
-//! board. A lookup in a context encoding decodes its block only up to the board
-//! asked for, but each board costs a dependent table lookup (10–35 ns here),
-//! so lookups are slower than with raw blocks; choose raw blocks of 2048 boards
-//! where lookup latency matters more than size.
+//! smallest: context-ans from level 7 up; the published files use 8 bits per
+//! board. The conditional entropy of a value given its context, the bound for
+//! these contexts, is 3.05 bits at level 24 (3.00 with neighbour 3's exact
+//! value); below 3 bits over levels 0..=24 needs more context (e.g. the values
+//! of capture children in lower levels), not a better coder. A lookup in a
+//! context encoding decodes its block only up to the board asked for, but each
+//! board costs a dependent table lookup (10–35 ns here), so lookups are slower
+//! than with raw blocks: choose raw blocks of 2048 boards
+//! ([`EncodingChoice::Raw`]) where lookup latency matters more than size.
 
 pub mod ans;
 pub mod codec;
