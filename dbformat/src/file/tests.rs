@@ -195,6 +195,9 @@ fn writer_rejects_wrong_counts_and_values_and_cleans_up() {
         zstd_level: 3,
     };
     assert!(LevelWriter::create(&dir, level, bad).is_err());
+    let too_big = LevelId::new(Rules::default(), 65);
+    let err = LevelWriter::create(&dir, too_big, small_options()).unwrap_err();
+    assert!(matches!(err, Error::TooManySeeds { .. }), "{err}");
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),
         0,

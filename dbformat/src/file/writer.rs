@@ -133,7 +133,7 @@ impl LevelWriter {
     /// # Errors
     /// [`Error::Io`] naming the temporary file when it cannot be created;
     /// [`Error::Rules`] for a block size outside 1..=2^20 or a zstd level
-    /// outside 1..=22.
+    /// outside 1..=22; [`Error::TooManySeeds`] beyond `MAX_SEEDS`.
     pub fn create(dir: &Path, id: LevelId, options: WriteOptions) -> Result<LevelWriter> {
         LevelWriter::create_with(dir, id, options, EncodingChoice::Auto)
     }
@@ -148,6 +148,12 @@ impl LevelWriter {
         options: WriteOptions,
         choice: EncodingChoice,
     ) -> Result<LevelWriter> {
+        if id.seeds > crate::rules::MAX_SEEDS {
+            return Err(Error::TooManySeeds {
+                seeds: id.seeds,
+                max: crate::rules::MAX_SEEDS,
+            });
+        }
         if !(1..=MAX_BLOCK_BOARDS).contains(&options.block_boards) {
             return Err(Error::Rules(format!(
                 "{} boards per block; use 1 to {MAX_BLOCK_BOARDS}",
