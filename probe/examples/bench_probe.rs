@@ -48,20 +48,69 @@ fn main() {
             writeln!(f, "{}", b.to_notation()).expect("write");
         }
     }
-    println!("database {db}: levels {:?}..={:?}, {count} random stored boards", levels.first(), levels.last());
+    println!(
+        "database {db}: levels {:?}..={:?}, {count} random stored boards",
+        levels.first(),
+        levels.last()
+    );
     // Cold: the first pass decompresses blocks; warm: the same boards again.
     for pass in ["cold", "warm"] {
         let t = Instant::now();
-        let sum: i64 = boards.iter().map(|b| i64::from(tb.score(b).expect("score").get())).sum();
+        let sum: i64 = boards
+            .iter()
+            .map(|b| i64::from(tb.score(b).expect("score").get()))
+            .sum();
         let s = t.elapsed().as_secs_f64();
-        println!("score, 1 thread, {pass}: {:>12.0} positions/s ({:.2} µs each; checksum {sum})", count as f64 / s, s * 1e6 / count as f64);
+        println!(
+            "score, 1 thread, {pass}: {:>12.0} positions/s ({:.2} µs each; checksum {sum})",
+            count as f64 / s,
+            s * 1e6 / count as f64
+        );
     }
     let t = Instant::now();
-    let sum: i64 = boards.par_iter().map(|b| i64::from(tb.score(b).expect("score").get())).sum();
+    let sum: i64 = boards
+        .par_iter()
+        .map(|b| i64::from(tb.score(b).expect("score").get()))
+        .sum();
     let s = t.elapsed().as_secs_f64();
-    println!("score, {} threads:    {:>12.0} positions/s (checksum {sum})", rayon::current_num_threads(), count as f64 / s);
+    println!(
+        "score, {} threads:    {:>12.0} positions/s (checksum {sum})",
+        rayon::current_num_threads(),
+        count as f64 / s
+    );
+    // With whole levels decoded in memory (what `batch` does by default).
+    tb.preload(u64::MAX);
     let t = Instant::now();
-    let moves: usize = boards.par_iter().map(|b| tb.analyse(b).expect("analyse").moves.len()).sum();
+    let sum: i64 = boards
+        .par_iter()
+        .map(|b| i64::from(tb.score(b).expect("score").get()))
+        .sum();
     let s = t.elapsed().as_secs_f64();
-    println!("analyse (all moves), {} threads: {:>12.0} positions/s ({moves} moves)", rayon::current_num_threads(), count as f64 / s);
+    println!(
+        "score, {} threads, preloaded (decoding included): {:>12.0} positions/s (checksum {sum})",
+        rayon::current_num_threads(),
+        count as f64 / s
+    );
+    let t = Instant::now();
+    let sum: i64 = boards
+        .par_iter()
+        .map(|b| i64::from(tb.score(b).expect("score").get()))
+        .sum();
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "score, {} threads, preloaded, warm: {:>12.0} positions/s (checksum {sum})",
+        rayon::current_num_threads(),
+        count as f64 / s
+    );
+    let t = Instant::now();
+    let moves: usize = boards
+        .par_iter()
+        .map(|b| tb.analyse(b).expect("analyse").moves.len())
+        .sum();
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "analyse (all moves), {} threads: {:>12.0} positions/s ({moves} moves)",
+        rayon::current_num_threads(),
+        count as f64 / s
+    );
 }
