@@ -53,64 +53,43 @@ fn main() {
         levels.first(),
         levels.last()
     );
-    // Cold: the first pass decompresses blocks; warm: the same boards again.
-    for pass in ["cold", "warm"] {
+    let threads = rayon::current_num_threads();
+    // Times `f` over every board and prints positions per second.
+    let measure = |label: &str, parallel: bool, f: &(dyn Fn(&Board) -> i64 + Sync)| {
         let t = Instant::now();
-        let sum: i64 = boards
-            .iter()
-            .map(|b| i64::from(tb.score(b).expect("score").get()))
-            .sum();
+        let sum: i64 = if parallel {
+            boards.par_iter().map(f).sum()
+        } else {
+            boards.iter().map(f).sum()
+        };
         let s = t.elapsed().as_secs_f64();
         println!(
-            "score, 1 thread, {pass}: {:>12.0} positions/s ({:.2} µs each; checksum {sum})",
+            "{label:<48} {:>12.0} positions/s ({:.2} µs each; checksum {sum})",
             count as f64 / s,
             s * 1e6 / count as f64
         );
-    }
-    let t = Instant::now();
-    let sum: i64 = boards
-        .par_iter()
-        .map(|b| i64::from(tb.score(b).expect("score").get()))
-        .sum();
-    let s = t.elapsed().as_secs_f64();
-    println!(
-        "score, {} threads:    {:>12.0} positions/s (checksum {sum})",
-        rayon::current_num_threads(),
-        count as f64 / s
-    );
+    };
+    let score = |b: &Board| i64::from(tb.score(b).expect("score").get());
+    let analyse = |b: &Board| tb.analyse(b).expect("analyse").moves.len() as i64;
+    // Cold: the first pass decompresses blocks; warm: the same boards again.
+    measure("score, 1 thread, cold", false, &score);
+    measure("score, 1 thread, warm", false, &score);
+    measure(&format!("score, {threads} threads"), true, &score);
     // With whole levels decoded in memory (what `batch` does by default).
     tb.preload(u64::MAX);
-    let t = Instant::now();
-    let sum: i64 = boards
-        .par_iter()
-        .map(|b| i64::from(tb.score(b).expect("score").get()))
-        .sum();
-    let s = t.elapsed().as_secs_f64();
-    println!(
-        "score, {} threads, preloaded (decoding included): {:>12.0} positions/s (checksum {sum})",
-        rayon::current_num_threads(),
-        count as f64 / s
+    measure(
+        &format!("score, {threads} threads, preloading (decode included)"),
+        true,
+        &score,
     );
-    let t = Instant::now();
-    let sum: i64 = boards
-        .par_iter()
-        .map(|b| i64::from(tb.score(b).expect("score").get()))
-        .sum();
-    let s = t.elapsed().as_secs_f64();
-    println!(
-        "score, {} threads, preloaded, warm: {:>12.0} positions/s (checksum {sum})",
-        rayon::current_num_threads(),
-        count as f64 / s
+    measure(
+        &format!("score, {threads} threads, preloaded"),
+        true,
+        &score,
     );
-    let t = Instant::now();
-    let moves: usize = boards
-        .par_iter()
-        .map(|b| tb.analyse(b).expect("analyse").moves.len())
-        .sum();
-    let s = t.elapsed().as_secs_f64();
-    println!(
-        "analyse (all moves), {} threads: {:>12.0} positions/s ({moves} moves)",
-        rayon::current_num_threads(),
-        count as f64 / s
+    measure(
+        &format!("analyse (every move), {threads} threads, preloaded"),
+        true,
+        &analyse,
     );
 }
