@@ -174,6 +174,15 @@ impl State {
         self.values.as_atomic_i8()
     }
 
+    /// Disjoint tasks over the level: `(chunk number, its values, its nibbles)`,
+    /// `CHUNK` boards each (even, so a task owns whole nibble bytes).
+    fn chunks(&self) -> impl IndexedParallelIterator<Item = (usize, (&[AtomicI8], &[AtomicU8]))> {
+        self.values()
+            .par_chunks(CHUNK)
+            .zip(self.nibbles().par_chunks(CHUNK / 2))
+            .enumerate()
+    }
+
     /// The counter nibbles, two boards per byte.
     #[inline]
     fn nibbles(&self) -> &[AtomicU8] {
@@ -211,39 +220,34 @@ fn init(
     progress: &ProgressBar,
 ) {
     progress.set_message("captures");
-    state
-        .values()
-        .par_chunks(CHUNK)
-        .zip(state.nibbles().par_chunks(CHUNK / 2))
-        .enumerate()
-        .for_each(|(c, (values, nibbles))| {
-            let start = (c * CHUNK) as u64;
-            for (k, board) in index
-                .boards_from(seeds, start)
-                .take(values.len())
-                .enumerate()
-            {
-                let moves = rules.legal_moves(&board);
-                let mut best = if moves.is_empty() {
-                    -(seeds as i8) // no move: the opponent takes every seed
+    state.chunks().for_each(|(c, (values, nibbles))| {
+        let start = (c * CHUNK) as u64;
+        for (k, board) in index
+            .boards_from(seeds, start)
+            .take(values.len())
+            .enumerate()
+        {
+            let moves = rules.legal_moves(&board);
+            let mut best = if moves.is_empty() {
+                -(seeds as i8) // no move: the opponent takes every seed
+            } else {
+                NO_EXIT
+            };
+            let mut quiet = 0u8;
+            for m in moves.iter() {
+                if m.is_quiet() {
+                    quiet += 1;
                 } else {
-                    NO_EXIT
-                };
-                let mut quiet = 0u8;
-                for m in moves.iter() {
-                    if m.is_quiet() {
-                        quiet += 1;
-                    } else {
-                        best = best.max(m.value(lower.score(&m.child)).get());
-                    }
+                    best = best.max(m.value(lower.score(&m.child)).get());
                 }
-                values[k].store(best, Relaxed);
-                // Two boards share a byte; the even one comes first in the chunk.
-                let byte = &nibbles[k / 2];
-                byte.store(byte.load(Relaxed) | (quiet << (4 * (k & 1))), Relaxed);
             }
-            progress.inc(values.len() as u64);
-        });
+            values[k].store(best, Relaxed);
+            // Two boards share a byte; the even one comes first in the chunk.
+            let byte = &nibbles[k / 2];
+            byte.store(byte.load(Relaxed) | (quiet << (4 * (k & 1))), Relaxed);
+        }
+        progress.inc(values.len() as u64);
+    });
 }
 
 /// One threshold stage: seed it from `B`, then propagate until nothing changes.
@@ -261,45 +265,40 @@ fn run_stage(
     // -k and whose quiet children are all in W already. (A board with B < -k and
     // a zero counter was decided at an earlier stage.)
     let mark = MARK_A;
-    state
-        .values()
-        .par_chunks(CHUNK)
-        .zip(state.nibbles().par_chunks(CHUNK / 2))
-        .enumerate()
-        .for_each(|(c, (values, nibbles))| {
-            let start = (c * CHUNK) as u64;
-            let (mut w, mut l) = (0, 0);
-            for (j, byte) in nibbles.iter().enumerate() {
-                let mut b = byte.load(Relaxed);
-                for half in 0..2 {
-                    let pos = 2 * j + half;
-                    if pos >= values.len() {
-                        break;
-                    }
-                    let shift = 4 * half;
-                    let nib = (b >> shift) & 0xF;
-                    if nib > 8 {
-                        continue; // decided
-                    }
-                    let best = values[pos].load(Relaxed);
-                    let new_value = if best == k {
-                        w += 1;
-                        k
-                    } else if best == -k && nib == 0 {
-                        l += 1;
-                        -k
-                    } else {
-                        continue;
-                    };
-                    values[pos].store(new_value, Relaxed);
-                    b = (b & !(0xF << shift)) | (mark << shift);
-                    state.mark_dirty(0, start + pos as u64);
+    state.chunks().for_each(|(c, (values, nibbles))| {
+        let start = (c * CHUNK) as u64;
+        let (mut w, mut l) = (0, 0);
+        for (j, byte) in nibbles.iter().enumerate() {
+            let mut b = byte.load(Relaxed);
+            for half in 0..2 {
+                let pos = 2 * j + half;
+                if pos >= values.len() {
+                    break;
                 }
-                byte.store(b, Relaxed);
+                let shift = 4 * half;
+                let nib = (b >> shift) & 0xF;
+                if nib > 8 {
+                    continue; // decided
+                }
+                let best = values[pos].load(Relaxed);
+                let new_value = if best == k {
+                    w += 1;
+                    k
+                } else if best == -k && nib == 0 {
+                    l += 1;
+                    -k
+                } else {
+                    continue;
+                };
+                values[pos].store(new_value, Relaxed);
+                b = (b & !(0xF << shift)) | (mark << shift);
+                state.mark_dirty(0, start + pos as u64);
             }
-            wins.fetch_add(w, Relaxed);
-            losses.fetch_add(l, Relaxed);
-        });
+            byte.store(b, Relaxed);
+        }
+        wins.fetch_add(w, Relaxed);
+        losses.fetch_add(l, Relaxed);
+    });
     progress.inc(wins.load(Relaxed) + losses.load(Relaxed));
 
     // Propagation, generation by generation.

@@ -4,8 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use awari_dbformat::file::{level_path, LevelId, LevelReader};
-use awari_dbformat::{RuleSet, Rules};
+use awari_dbformat::file::{level_path, LevelReader};
 
 use super::CmdResult;
 
@@ -18,20 +17,10 @@ const CHUNK: usize = 1 << 22;
 /// Example: awari-probe export --seeds 16 scores.16 --db db
 #[derive(clap::Args)]
 pub struct Args {
-    /// The level: seeds on the board.
-    #[arg(long)]
-    pub seeds: u32,
     /// The file to write (replaced if it exists).
     pub out: PathBuf,
-    /// The database directory.
-    #[arg(long, default_value = "db")]
-    pub db: PathBuf,
-    /// The rule set of the level.
-    #[arg(long, default_value = "awari")]
-    pub rules: RuleSet,
-    /// Pits per side.
-    #[arg(long, default_value_t = 6)]
-    pub pits: u8,
+    #[command(flatten)]
+    pub level: super::LevelFile,
     /// Print one JSON object: seeds, boards, bytes, path.
     #[arg(long)]
     pub json: bool,
@@ -39,8 +28,8 @@ pub struct Args {
 
 /// Writes the file; see [`Args`].
 pub fn run(args: Args) -> CmdResult {
-    let id = LevelId::new(Rules::new(args.rules, args.pits)?, args.seeds);
-    let reader = LevelReader::open_expecting(&level_path(&args.db, id), id)?;
+    let id = args.level.id()?;
+    let reader = LevelReader::open_expecting(&level_path(&args.level.db, id), id)?;
     export(&reader, &args.out)?;
     if args.json {
         let out = serde_json::json!({
@@ -98,7 +87,8 @@ fn write_values(reader: &LevelReader, path: &Path) -> Result<(), Box<dyn std::er
 mod tests {
     use super::*;
     use crate::cmd::import;
-    use awari_dbformat::Index;
+    use crate::cmd::LevelFile;
+    use awari_dbformat::{Index, RuleSet};
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("awari-probe-{}-{name}", std::process::id()));
@@ -138,21 +128,25 @@ mod tests {
             let db = dir.join("db");
             std::fs::create_dir_all(&db).unwrap();
             import::run(import::Args {
-                seeds,
                 file: input.clone(),
-                db: db.clone(),
-                rules: set,
-                pits,
+                level: LevelFile {
+                    seeds,
+                    db: db.clone(),
+                    rules: set,
+                    pits,
+                },
                 json: true,
             })
             .unwrap();
             let out = dir.join(format!("exported.{seeds}"));
             run(Args {
-                seeds,
                 out: out.clone(),
-                db: db.clone(),
-                rules: set,
-                pits,
+                level: LevelFile {
+                    seeds,
+                    db: db.clone(),
+                    rules: set,
+                    pits,
+                },
                 json: false,
             })
             .unwrap();
@@ -169,11 +163,13 @@ mod tests {
     fn exporting_a_missing_level_names_the_file() {
         let dir = scratch("missing");
         let err = run(Args {
-            seeds: 5,
             out: dir.join("scores.5"),
-            db: dir.clone(),
-            rules: RuleSet::Awari,
-            pits: 6,
+            level: LevelFile {
+                seeds: 5,
+                db: dir.clone(),
+                rules: RuleSet::Awari,
+                pits: 6,
+            },
             json: false,
         })
         .unwrap_err();

@@ -8,7 +8,6 @@ use std::process::ExitCode;
 use awari_dbformat::file::{
     spread_sample, LevelId, LevelReader, LevelWriter, WriteOptions, TRAIN_BOARDS,
 };
-use awari_dbformat::{RuleSet, Rules};
 
 use super::CmdResult;
 
@@ -22,20 +21,10 @@ const CHUNK: usize = 1 << 22;
 /// Example: awari-probe import --seeds 16 scores.16 --db db
 #[derive(clap::Args)]
 pub struct Args {
-    /// The level: seeds on the board.
-    #[arg(long)]
-    pub seeds: u32,
     /// The `scores.N` file to read.
     pub file: PathBuf,
-    /// The database directory (created if missing).
-    #[arg(long, default_value = "db")]
-    pub db: PathBuf,
-    /// The rule set the values were computed under.
-    #[arg(long, default_value = "awari")]
-    pub rules: RuleSet,
-    /// Pits per side.
-    #[arg(long, default_value_t = 6)]
-    pub pits: u8,
+    #[command(flatten)]
+    pub level: super::LevelFile,
     /// Print one JSON object: seeds, boards, bytes, bits per board, path.
     #[arg(long)]
     pub json: bool,
@@ -43,9 +32,10 @@ pub struct Args {
 
 /// Imports the file; see [`Args`].
 pub fn run(args: Args) -> CmdResult {
-    let id = LevelId::new(Rules::new(args.rules, args.pits)?, args.seeds);
-    std::fs::create_dir_all(&args.db).map_err(|e| format!("{}: {e}", args.db.display()))?;
-    let path = import(&args.file, &args.db, id, WriteOptions::default())?;
+    let id = args.level.id()?;
+    std::fs::create_dir_all(&args.level.db)
+        .map_err(|e| format!("{}: {e}", args.level.db.display()))?;
+    let path = import(&args.file, &args.level.db, id, WriteOptions::default())?;
     let reader = LevelReader::open_expecting(&path, id)?;
     let bits = reader.file_bytes() as f64 * 8.0 / reader.boards().max(1) as f64;
     if args.json {
@@ -145,7 +135,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("scores.4");
         std::fs::write(&file, vec![0u8; 1364]).unwrap();
-        let id = LevelId::new(Rules::default(), 4);
+        let id = LevelId::new(awari_dbformat::Rules::default(), 4);
         let err = import(&file, &dir, id, WriteOptions::default()).unwrap_err();
         assert!(
             err.to_string().contains(

@@ -33,3 +33,30 @@ impl Database {
         awari_probe::Tablebase::open_for(&self.db, self.rules, self.pits)
     }
 }
+
+/// The options that name one level file: its seed count, directory, rules and size.
+#[derive(clap::Args)]
+pub struct LevelFile {
+    /// The level: seeds on the board.
+    #[arg(long)]
+    pub seeds: u32,
+    /// The database directory.
+    #[arg(long, default_value = "db")]
+    pub db: std::path::PathBuf,
+    /// The rule set of the level.
+    #[arg(long, default_value = "awari")]
+    pub rules: awari_dbformat::RuleSet,
+    /// Pits per side.
+    #[arg(long, default_value_t = 6)]
+    pub pits: u8,
+}
+
+impl LevelFile {
+    /// The level these options name.
+    pub fn id(&self) -> Result<awari_dbformat::file::LevelId, awari_dbformat::Error> {
+        Ok(awari_dbformat::file::LevelId::new(
+            awari_dbformat::Rules::new(self.rules, self.pits)?,
+            self.seeds,
+        ))
+    }
+}
