@@ -126,17 +126,29 @@ impl Index {
     pub fn rank(&self, board: &Board) -> Option<u64> {
         debug_assert_eq!(board.per_side(), self.per_side);
         let p = self.per_side as usize;
+        let n = 2 * p;
         let pits = board.array();
         let mut remaining = board.seeds() as usize;
         let mut zero_seen = false;
         let mut index = 0;
-        for j in (1..2 * p).rev() {
+        // The opponent's pits, where an empty pit is looked for.
+        for j in (p..n).rev() {
             let v = pits[j] as usize;
             index += self.below(zero_seen, j, remaining, v);
-            zero_seen |= j >= p && v == 0;
+            zero_seen |= v == 0;
             remaining -= v;
         }
-        zero_seen.then_some(index)
+        if !zero_seen {
+            return None;
+        }
+        // The mover's pits (but pit 0, which holds what remains): z is now 1.
+        let base = &self.below[n * S * S..];
+        for j in (1..p).rev() {
+            let v = pits[j] as usize;
+            index += base[(j * S + remaining) * S + v];
+            remaining -= v;
+        }
+        Some(index)
     }
 
     /// Like [`Index::rank`], but an error naming the board when it is not stored.

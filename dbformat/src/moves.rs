@@ -139,6 +139,72 @@ impl Rules {
         list
     }
 
+    /// The number of legal quiet (non-capturing) moves of `board`, and its legal
+    /// capturing moves: what the solver needs of a board before its level is
+    /// solved, for less work than [`Rules::legal_moves`].
+    ///
+    /// A move is seen to be quiet from where its last seed lands, without sowing;
+    /// only the moves whose last seed may capture are sown. The result equals
+    /// counting and filtering [`Rules::legal_moves`] (a property test checks it).
+    #[inline]
+    pub fn quiet_moves_and_captures(&self, board: &Board) -> (u8, MoveList) {
+        let p = self.pits() as usize;
+        let n = 2 * p;
+        let pits = board.array();
+        // With an empty opponent row a quiet move may starve; such boards are rare,
+        // take the general path.
+        if board.opponent_row_empty() {
+            let moves = self.legal_moves(board);
+            let quiet = moves.iter().filter(|m| m.is_quiet()).count() as u8;
+            let mut captures = MoveList::new();
+            for m in moves.iter().filter(|m| !m.is_quiet()) {
+                captures.push(*m);
+            }
+            return (quiet, captures);
+        }
+        // The opponent has seeds, so no quiet move starves and only a capture can.
+        let mut quiet = 0u8;
+        let mut sown_captures = [None; 8];
+        for (pit, slot) in sown_captures.iter_mut().enumerate().take(p) {
+            let seeds = pits[pit] as usize;
+            if seeds == 0 {
+                continue;
+            }
+            // Where the last seed lands and what that pit then holds.
+            let laps = seeds / (n - 1);
+            let rest = seeds % (n - 1);
+            let (last, gained) = if rest > 0 {
+                let mut last = pit + rest;
+                if last >= n {
+                    last -= n;
+                }
+                // Pits between pit+1 and last get one more seed than a lap gives.
+                (last, laps + 1)
+            } else {
+                (if pit == 0 { n - 1 } else { pit - 1 }, laps)
+            };
+            let landed = pits[last] as usize + gained;
+            if last < p || !(landed == 2 || landed == 3) {
+                quiet += 1;
+                continue;
+            }
+            let sown = self.sow(board, pit);
+            if sown.mov.is_quiet() {
+                quiet += 1; // a grand slam that captures nothing (abapa)
+            } else {
+                *slot = Some(sown);
+            }
+        }
+        let any_free = quiet > 0 || sown_captures.iter().flatten().any(|s| !s.starves);
+        let mut captures = MoveList::new();
+        for sown in sown_captures.iter().flatten() {
+            if !sown.starves || !any_free {
+                captures.push(sown.mov);
+            }
+        }
+        (quiet, captures)
+    }
+
     /// Plays the move from the mover's `pit`.
     ///
     /// # Errors
@@ -171,6 +237,24 @@ impl Rules {
         })
     }
 
+    /// The child of the legal quiet move from `pit`, or `None` when that move is
+    /// illegal or captures. Cheaper than [`Rules::play`] for the common case
+    /// (one sowing; the other moves are looked at only when this one starves).
+    #[inline]
+    pub fn quiet_child(&self, board: &Board, pit: usize) -> Option<Board> {
+        if pit >= self.pits() as usize || board.pit(pit) == 0 {
+            return None;
+        }
+        let sown = self.sow(board, pit);
+        if !sown.mov.is_quiet() || sown.mov.turn != Turn::Passes {
+            return None;
+        }
+        if sown.starves && self.legal_moves(board).get(pit).is_none() {
+            return None;
+        }
+        Some(sown.mov.child)
+    }
+
     /// The value of a position with no legal move: `-n` when the mover's row is
     /// empty (the opponent takes every seed left), `None` when the mover can move.
     pub fn terminal_value(&self, board: &Board) -> Option<Score> {
@@ -197,14 +281,23 @@ impl Rules {
             }
         }
         // The rest never reaches the starting pit again (fewer than n-1 seeds).
+        // (Wrapping by comparison, not `%`: a division per seed costs more than
+        // the rest of the move.)
         let rest = seeds % (n - 1);
-        for k in 1..=rest {
-            b[(pit + k) % n] += 1;
+        let mut k = pit;
+        for _ in 0..rest {
+            k += 1;
+            if k == n {
+                k = 0;
+            }
+            b[k] += 1;
         }
         let last = if rest > 0 {
-            (pit + rest) % n
+            k
+        } else if pit == 0 {
+            n - 1
         } else {
-            (pit + n - 1) % n
+            pit - 1
         };
         let opponent_had_seeds = board.opponent_row().iter().any(|&s| s > 0);
         let fed = b[p..n].iter().any(|&s| s > 0);
@@ -278,9 +371,9 @@ impl Rules {
             let mut parent = after;
             let mut k = pit;
             for sown in 1.. {
-                k = (k + 1) % n;
+                k = if k + 1 == n { 0 } else { k + 1 };
                 if k == pit {
-                    k = (k + 1) % n;
+                    k = if k + 1 == n { 0 } else { k + 1 };
                 }
                 if parent[k] == 0 {
                     break; // this and every longer sowing would need a seed here
@@ -294,17 +387,14 @@ impl Rules {
                     visit(candidate, pit);
                     continue;
                 }
-                let sown = self.sow(&candidate, pit);
-                if sown.mov.captured != 0 || sown.mov.turn != Turn::Passes {
+                // A last seed making 2 or 3 in the opponent's row captures, except
+                // in a grand slam under abapa (which captures nothing).
+                if may_capture && self.set() != RuleSet::Abapa {
                     continue;
                 }
-                if sown.mov.child != *board {
-                    continue;
+                if self.quiet_child(&candidate, pit) == Some(*board) {
+                    visit(candidate, pit);
                 }
-                if sown.starves && self.legal_moves(&candidate).get(pit).is_none() {
-                    continue;
-                }
-                visit(candidate, pit);
             }
         }
     }

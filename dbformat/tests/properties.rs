@@ -270,6 +270,30 @@ proptest! {
         prop_assert!(rules.play(&b, usize::from(b.per_side())).is_err());
     }
 
+    /// `quiet_child` gives exactly the children of the legal quiet moves.
+    #[test]
+    fn quiet_child_matches_legal_moves(set in rule_sets(), b in boards()) {
+        let rules = rules_for(set, &b);
+        let moves = rules.legal_moves(&b);
+        for pit in 0..=usize::from(b.per_side()) {
+            let expected = moves.get(pit).filter(|m| m.is_quiet()).map(|m| m.child);
+            prop_assert_eq!(rules.quiet_child(&b, pit), expected, "{} {:?} pit {}", set, b, pit);
+        }
+    }
+
+    /// The solver's shortcut (quiet moves counted without sowing) agrees with
+    /// counting and filtering the legal moves.
+    #[test]
+    fn quiet_count_and_captures_match_legal_moves(set in rule_sets(), b in boards()) {
+        let rules = rules_for(set, &b);
+        let moves = rules.legal_moves(&b);
+        let (quiet, captures) = rules.quiet_moves_and_captures(&b);
+        prop_assert_eq!(quiet as usize, moves.iter().filter(|m| m.is_quiet()).count());
+        let expected: Vec<Move> = moves.iter().filter(|m| !m.is_quiet()).copied().collect();
+        let got: Vec<Move> = captures.iter().copied().collect();
+        prop_assert_eq!(got, expected);
+    }
+
     /// Every legal move conserves seeds, empties its start pit, keeps the board
     /// size, and the mover has a move iff its row has a seed.
     #[test]

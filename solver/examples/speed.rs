@@ -15,9 +15,10 @@ fn main() {
         let s = t.elapsed().as_secs_f64();
         let gens: u32 = solved.stages.iter().map(|s| s.generations).sum();
         println!(
-            "{n:>3} {:>12} {:>8.3}s {:>8.2} M/s gens {gens}",
+            "{n:>3} {:>12} {:>8.3}s (init {:>7.3}s) {:>8.2} M/s gens {gens}",
             solved.values.len(),
             s,
+            solved.init_seconds,
             solved.values.len() as f64 / s / 1e6
         );
         lower.insert(n, std::sync::Arc::new(solved.values));

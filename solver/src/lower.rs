@@ -71,10 +71,20 @@ impl LowerLevels {
     /// loads every level a capture can reach before solving a level.
     #[inline]
     pub fn score(&self, board: &Board) -> Score {
+        Score::new(*self.slot(board))
+    }
+
+    /// Where the value of a stored board of a loaded level is kept, so that a
+    /// caller can prefetch it and read it later.
+    ///
+    /// # Panics
+    /// As [`LowerLevels::score`].
+    #[inline]
+    pub fn slot(&self, board: &Board) -> &i8 {
         let level = self.levels[board.seeds() as usize]
             .as_ref()
             .expect("a capture reached a level that is not loaded");
         let i = self.index.rank(board).expect("a child is always stored");
-        Score::new(level[i as usize])
+        &level[i as usize]
     }
 }

@@ -37,7 +37,7 @@
 
 use std::sync::atomic::{AtomicI8, AtomicU64, AtomicU8, Ordering::Relaxed};
 
-use awari_dbformat::{Index, Rules};
+use awari_dbformat::{Index, LevelIter, Move, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -80,6 +80,8 @@ pub struct SolvedLevel {
     pub values: Values,
     /// One entry per stage with any decision, from k = n down.
     pub stages: Vec<Stage>,
+    /// Seconds spent in the initial pass (captures and counters).
+    pub init_seconds: f64,
 }
 
 /// Solves the level of `seeds` seeds under `rules`.
@@ -96,7 +98,9 @@ pub fn solve_level(
     let index = Index::for_pits(rules.pits());
     let size = index.level_size(seeds);
     let state = State::new(size);
+    let started = std::time::Instant::now();
     init(rules, seeds, index, lower, &state, progress);
+    let init_seconds = started.elapsed().as_secs_f64();
 
     let mut stages = Vec::new();
     for k in (1..=seeds as i8).rev() {
@@ -110,6 +114,7 @@ pub fn solve_level(
     SolvedLevel {
         values: state.into_values(),
         stages,
+        init_seconds,
     }
 }
 
@@ -137,24 +142,13 @@ impl State {
         }
     }
 
+    /// The value bytes and nibbles as plain slices, fetched once for a hot loop.
     #[inline]
-    fn nibble(&self, i: u64) -> u8 {
-        let byte = self.nibbles()[(i / 2) as usize].load(Relaxed);
-        (byte >> (4 * (i & 1))) & 0xF
-    }
-
-    /// Changes board i's nibble from `old` to `f(old)` atomically; returns the old
-    /// nibble and whether `f` made a change. `f` sees the current nibble.
-    #[inline]
-    fn update_nibble(&self, i: u64, f: impl Fn(u8) -> Option<u8>) -> Option<u8> {
-        let shift = 4 * (i & 1);
-        self.nibbles()[(i / 2) as usize]
-            .fetch_update(Relaxed, Relaxed, |byte| {
-                let old = (byte >> shift) & 0xF;
-                f(old).map(|new| (byte & !(0xF << shift)) | (new << shift))
-            })
-            .ok()
-            .map(|byte| (byte >> shift) & 0xF)
+    fn cells(&self) -> Cells<'_> {
+        Cells {
+            values: self.values(),
+            nibbles: self.nibbles(),
+        }
     }
 
     #[inline]
@@ -210,6 +204,43 @@ impl State {
     }
 }
 
+/// Borrowed views of [`State`]'s two arrays, so that hot loops index slices
+/// instead of going through the arrays' accessors on every board.
+#[derive(Clone, Copy)]
+struct Cells<'a> {
+    values: &'a [AtomicI8],
+    nibbles: &'a [AtomicU8],
+}
+
+impl Cells<'_> {
+    /// Marks board i as visited: its nibble becomes [`DONE`] (all four bits set,
+    /// so a single atomic OR, which cannot disturb the other board of the byte).
+    #[inline]
+    fn set_done(&self, i: u64) {
+        self.nibbles[(i / 2) as usize].fetch_or(DONE << (4 * (i & 1)), Relaxed);
+    }
+
+    /// Changes board i's nibble from `old` to `f(old)` atomically; returns the old
+    /// nibble when `f` made a change. `f` sees the current nibble.
+    #[inline]
+    fn update_nibble(&self, i: u64, f: impl Fn(u8) -> Option<u8>) -> Option<u8> {
+        let shift = 4 * (i & 1);
+        self.nibbles[(i / 2) as usize]
+            .fetch_update(Relaxed, Relaxed, |byte| {
+                let old = (byte >> shift) & 0xF;
+                f(old).map(|new| (byte & !(0xF << shift)) | (new << shift))
+            })
+            .ok()
+            .map(|byte| (byte >> shift) & 0xF)
+    }
+
+    /// Board i's value byte.
+    #[inline]
+    fn value(&self, i: u64) -> &AtomicI8 {
+        &self.values[i as usize]
+    }
+}
+
 /// The initial pass: `B(p)` and the quiet-move counter of every board.
 fn init(
     rules: Rules,
@@ -222,32 +253,50 @@ fn init(
     progress.set_message("captures");
     state.chunks().for_each(|(c, (values, nibbles))| {
         let start = (c * CHUNK) as u64;
+        // Capture values waiting for their lower-level byte: (board in chunk, the
+        // move, the child's value byte). See `ParentBatch` for why in batches.
+        let mut pending: Vec<(usize, Move, &i8)> = Vec::with_capacity(2 * INIT_BATCH);
         for (k, board) in index
             .boards_from(seeds, start)
             .take(values.len())
             .enumerate()
         {
-            let moves = rules.legal_moves(&board);
-            let mut best = if moves.is_empty() {
+            let (quiet, captures) = rules.quiet_moves_and_captures(&board);
+            let best = if quiet == 0 && captures.is_empty() {
                 -(seeds as i8) // no move: the opponent takes every seed
             } else {
                 NO_EXIT
             };
-            let mut quiet = 0u8;
-            for m in moves.iter() {
-                if m.is_quiet() {
-                    quiet += 1;
-                } else {
-                    best = best.max(m.value(lower.score(&m.child)).get());
-                }
+            for m in captures.iter() {
+                let slot = lower.slot(&m.child);
+                prefetch(slot);
+                pending.push((k, *m, slot));
             }
             values[k].store(best, Relaxed);
             // Two boards share a byte; the even one comes first in the chunk.
             let byte = &nibbles[k / 2];
             byte.store(byte.load(Relaxed) | (quiet << (4 * (k & 1))), Relaxed);
+            if pending.len() >= INIT_BATCH {
+                resolve_captures(&mut pending, values);
+            }
         }
+        resolve_captures(&mut pending, values);
         progress.inc(values.len() as u64);
     });
+}
+
+/// Capturing moves collected before their child values are read (see `init`).
+const INIT_BATCH: usize = 32;
+
+/// Folds each pending capture's value into `B` of its board.
+fn resolve_captures(pending: &mut Vec<(usize, Move, &i8)>, values: &[AtomicI8]) {
+    for &(k, m, slot) in pending.iter() {
+        let value = m.value(Score::new(*slot)).get();
+        if value > values[k].load(Relaxed) {
+            values[k].store(value, Relaxed);
+        }
+    }
+    pending.clear();
 }
 
 /// One threshold stage: seed it from `B`, then propagate until nothing changes.
@@ -317,59 +366,59 @@ fn run_stage(
             .with_min_len(64)
             .for_each(|(word_index, word)| {
                 let mut bits = word.swap(0, Relaxed);
-                let (mut w, mut l) = (0u64, 0u64);
+                let mut batch = ParentBatch::new(state, k, next, next_mark);
+                let cells = state.cells();
                 while bits != 0 {
                     let block = word_index as u64 * 64 + u64::from(bits.trailing_zeros());
                     bits &= bits - 1;
                     let start = block * BLOCK;
                     let end = (start + BLOCK).min(state.size);
-                    for i in start..end {
-                        if state.nibble(i) != cur_mark {
+                    // Boards of the block in index order: the first marked board is
+                    // unranked, later ones close behind it are reached by stepping
+                    // the level iterator (a step costs a tenth of an unrank).
+                    let mut cursor: Option<(u64, LevelIter)> = None;
+                    // Marked boards of the block. Other threads may change the
+                    // nibble bytes meanwhile, but never a marked nibble (they only
+                    // touch undecided boards), so one load per byte is enough.
+                    let marked = (start / 2..end.div_ceil(2)).flat_map(|b| {
+                        let byte = cells.nibbles[b as usize].load(Relaxed);
+                        [(2 * b, byte & 0xF), (2 * b + 1, byte >> 4)]
+                    });
+                    for (i, nibble) in marked {
+                        if nibble != cur_mark || i >= end {
                             continue;
                         }
-                        state.update_nibble(i, |_| Some(DONE));
-                        let child_in_loss = state.values()[i as usize].load(Relaxed) < 0;
-                        let board = index.unrank(seeds, i).expect("index within the level");
+                        cells.set_done(i);
+                        let child_in_loss = cells.value(i).load(Relaxed) < 0;
+                        let board = match &mut cursor {
+                            Some((at, boards)) if i - *at < 8 => {
+                                let board = boards.nth((i - *at) as usize);
+                                *at = i + 1;
+                                board
+                            }
+                            _ => {
+                                let mut boards = index.boards_from(seeds, i);
+                                let board = boards.next();
+                                cursor = Some((i + 1, boards));
+                                board
+                            }
+                        }
+                        .expect("index within the level");
                         rules.for_each_unmove(&board, |parent, _pit| {
-                            let Some(q) = index.rank(&parent) else {
-                                return; // a parent with a full opponent row is not stored
-                            };
-                            if child_in_loss {
-                                // The parent can move into a lost position: it wins k.
-                                if state
-                                    .update_nibble(q, |n| (n <= 8).then_some(next_mark))
-                                    .is_some()
-                                {
-                                    state.values()[q as usize].store(k, Relaxed);
-                                    state.mark_dirty(next, q);
-                                    w += 1;
-                                }
-                            } else {
-                                // One more quiet child in W; when none is left and the
-                                // captures give at most -k, the parent loses k. B(q) is
-                                // read only then: most updates touch the nibble alone.
-                                let old = state.update_nibble(q, |n| match n {
-                                    1 if state.values()[q as usize].load(Relaxed) <= -k => {
-                                        Some(next_mark)
-                                    }
-                                    1..=8 => Some(n - 1),
-                                    _ => None,
-                                });
-                                // Decided here iff the counter was 1 and B(q) <= -k; no
-                                // other thread writes q's value after that swap.
-                                if old == Some(1) && state.values()[q as usize].load(Relaxed) <= -k
-                                {
-                                    state.values()[q as usize].store(-k, Relaxed);
-                                    state.mark_dirty(next, q);
-                                    l += 1;
-                                }
+                            // A parent with a full opponent row is not stored.
+                            if let Some(q) = index.rank(&parent) {
+                                batch.push(q, child_in_loss);
                             }
                         });
+                        if batch.is_full() {
+                            batch.apply();
+                        }
                     }
                 }
-                wins.fetch_add(w, Relaxed);
-                losses.fetch_add(l, Relaxed);
-                progress.inc(w + l);
+                batch.apply();
+                wins.fetch_add(batch.wins, Relaxed);
+                losses.fetch_add(batch.losses, Relaxed);
+                progress.inc(batch.wins + batch.losses);
             });
         std::mem::swap(&mut current, &mut next);
         std::mem::swap(&mut cur_mark, &mut next_mark);
@@ -380,4 +429,103 @@ fn run_stage(
         losses: losses.into_inner(),
         generations,
     }
+}
+
+/// Parent updates of one propagation task, applied in batches.
+///
+/// A parent lies anywhere in the level, so telling it is a cache miss; done one
+/// at a time, right after ranking the parent, the task would wait out every miss.
+/// Instead the parents of a few frontier boards are collected, their bytes are
+/// prefetched as they are collected, and the updates are applied together, when
+/// most of the bytes have arrived. Updates within a generation commute (counters
+/// only fall, marks only go to the next generation), so the order does not matter.
+struct ParentBatch<'a> {
+    state: &'a State,
+    cells: Cells<'a>,
+    k: i8,
+    /// The dirty map and the mark of the next generation.
+    next: usize,
+    next_mark: u8,
+    /// `(parent index, whether the child that told it is lost)`.
+    parents: Vec<(u64, bool)>,
+    wins: u64,
+    losses: u64,
+}
+
+impl<'a> ParentBatch<'a> {
+    /// Parents collected before the batch is applied: enough to cover the memory
+    /// latency, few enough that the prefetched lines are still in the cache.
+    const SIZE: usize = 48;
+
+    fn new(state: &'a State, k: i8, next: usize, next_mark: u8) -> ParentBatch<'a> {
+        ParentBatch {
+            state,
+            cells: state.cells(),
+            k,
+            next,
+            next_mark,
+            parents: Vec::with_capacity(Self::SIZE + 2 * awari_dbformat::MAX_PITS as usize * 8),
+            wins: 0,
+            losses: 0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, q: u64, child_in_loss: bool) {
+        prefetch(&self.cells.nibbles[(q / 2) as usize]);
+        prefetch(self.cells.value(q));
+        self.parents.push((q, child_in_loss));
+    }
+
+    fn is_full(&self) -> bool {
+        self.parents.len() >= Self::SIZE
+    }
+
+    /// Tells every collected parent; see `run_stage`.
+    fn apply(&mut self) {
+        let (cells, k, next_mark) = (self.cells, self.k, self.next_mark);
+        for &(q, child_in_loss) in &self.parents {
+            if child_in_loss {
+                // The parent can move into a lost position: it wins k.
+                if cells
+                    .update_nibble(q, |n| (n <= 8).then_some(next_mark))
+                    .is_some()
+                {
+                    cells.value(q).store(k, Relaxed);
+                    self.state.mark_dirty(self.next, q);
+                    self.wins += 1;
+                }
+            } else {
+                // One more quiet child in W; when none is left and the captures
+                // give at most -k, the parent loses k. B(q) is read only then:
+                // most updates touch the nibble alone.
+                let old = cells.update_nibble(q, |n| match n {
+                    1 if cells.value(q).load(Relaxed) <= -k => Some(next_mark),
+                    1..=8 => Some(n - 1),
+                    _ => None,
+                });
+                // Decided here iff the counter was 1 and B(q) <= -k; no other
+                // thread writes q's value after that swap.
+                if old == Some(1) && cells.value(q).load(Relaxed) <= -k {
+                    cells.value(q).store(-k, Relaxed);
+                    self.state.mark_dirty(self.next, q);
+                    self.losses += 1;
+                }
+            }
+        }
+        self.parents.clear();
+    }
+}
+
+/// Asks for the cache line holding `target` without waiting for it.
+#[inline(always)]
+fn prefetch<T>(target: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it never faults and reads nothing.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((target as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = target;
 }

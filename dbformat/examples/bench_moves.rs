@@ -1,0 +1,89 @@
+//! Cost of the game-model primitives the solver and the verifier spend their time in,
+//! one thread, on a sample of one level's boards:
+//! `cargo run --release -p awari-dbformat --example bench_moves -- [SEEDS] [SAMPLE]`.
+//!
+//! Prints nanoseconds per call and calls per second for: stepping the level
+//! iterator, unrank, rank, legal moves, and un-move generation (with and without
+//! ranking each parent).
+use std::hint::black_box;
+use std::time::Instant;
+
+use awari_dbformat::{Index, Rules};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let seeds: u32 = args.next().map_or(20, |a| a.parse().expect("SEEDS"));
+    let sample: u64 = args
+        .next()
+        .map_or(2_000_000, |a| a.parse().expect("SAMPLE"));
+    let rules = Rules::default();
+    let index = Index::for_pits(rules.pits());
+    let size = index.level_size(seeds);
+    // An evenly spread sample of indices (a multiplicative stride, so neighbours in
+    // the sample are far apart in the level, as in the solver's random accesses).
+    let indices: Vec<u64> = (0..sample.min(size))
+        .map(|k| (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) % size)
+        .collect();
+    let boards: Vec<_> = indices
+        .iter()
+        .map(|&i| index.unrank(seeds, i).expect("in range"))
+        .collect();
+    let n = boards.len() as f64;
+    println!("level {seeds}: {size} boards, sample {}", boards.len());
+
+    let report = |what: &str, started: Instant, calls: f64| {
+        let s = started.elapsed().as_secs_f64();
+        println!(
+            "{what:<28} {:>8.1} ns/call {:>8.2} M calls/s",
+            s * 1e9 / calls,
+            calls / s / 1e6
+        );
+    };
+
+    let t = Instant::now();
+    let mut count = 0u64;
+    for b in index.boards(seeds).take(boards.len()) {
+        count += u64::from(black_box(b).pit(0));
+    }
+    black_box(count);
+    report("level iterator step", t, n);
+
+    let t = Instant::now();
+    for &i in &indices {
+        black_box(index.unrank(seeds, black_box(i)).ok());
+    }
+    report("unrank", t, n);
+
+    let t = Instant::now();
+    for b in &boards {
+        black_box(index.rank(black_box(b)));
+    }
+    report("rank", t, n);
+
+    let t = Instant::now();
+    let mut moves = 0usize;
+    for b in &boards {
+        moves += black_box(rules.legal_moves(black_box(b))).len();
+    }
+    report("legal moves", t, n);
+    println!("{:<28} {:>8.2}", "  moves per board", moves as f64 / n);
+
+    let t = Instant::now();
+    let mut parents = 0usize;
+    for b in &boards {
+        rules.for_each_unmove(black_box(b), |p, _| {
+            black_box(p);
+            parents += 1;
+        });
+    }
+    report("un-moves", t, n);
+    println!("{:<28} {:>8.2}", "  parents per board", parents as f64 / n);
+
+    let t = Instant::now();
+    for b in &boards {
+        rules.for_each_unmove(black_box(b), |p, _| {
+            black_box(index.rank(&p));
+        });
+    }
+    report("un-moves + rank parents", t, n);
+}
