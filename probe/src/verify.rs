@@ -7,26 +7,37 @@
 //! a draw by endless play from wrong values inside a cycle: two boards that move
 //! into each other satisfy it with values `x` and `-x` for any `x`. So the second
 //! check proves every non-zero value by a well-founded argument, computed here
-//! from the stored values alone (no counters, no un-moves, nothing of the solver):
+//! from the stored values alone (no counters or stages of the solver):
 //!
 //! - a board with `v = k > 0` is *proven* when one of its moves keeps the value
 //!   and makes progress: a capture worth `k` (its child is on a lower level,
 //!   verified before), or a quiet move to a child with value `-k` that is proven;
 //! - a board with `v = -k < 0` is *proven* when every quiet child (all have values
-//!   `>= k` by the recurrence) is proven; a board with no move is proven.
+//!   `>= k` by the recurrence) is proven; a board with no quiet move is proven.
 //!
-//! One sweep in index order proves what is at hand; the rest is proven by a
-//! worklist over the forward edges between unproven boards, turned around (each
-//! child, once proven, tells the parents waiting for it). Because each proof only
-//! uses proofs found earlier, the mover of a proven `k > 0` board can force a gain of
-//! at least `k` in finitely many moves, and the opponent of a proven `-k` board
-//! can force at least `k`; with the recurrence on every board (which makes the
-//! defensive bounds hold, endless play counting 0), every value is exact.
+//! Because each proof only uses proofs found earlier, the mover of a proven
+//! `k > 0` board can force a gain of at least `k` in finitely many moves, and the
+//! opponent of a proven `-k` board can force at least `k`; with the recurrence on
+//! every board (which makes the defensive bounds hold, endless play counting 0),
+//! every value is exact.
+//!
+//! ## How the proofs are found
+//! One forward pass checks the recurrence and finds the proofs at hand (captures,
+//! boards without a quiet move); each board waiting for a proof keeps a small
+//! counter (1 for a win, its number of quiet moves for a loss). Then every proven
+//! board tells its parents, depth first, and a parent whose counter reaches zero
+//! is proven and tells its own parents. The parents are found with the un-move
+//! generator, but nothing rests on it: each (parent, pit) it proposes is confirmed
+//! by playing the move forward before it counts, and a loss is accepted only after
+//! its quiet children are looked up forward once more. A wrong or missing parent
+//! can therefore only leave a board unproven (reported), never prove it.
+//! The proofs found do not depend on the order of work (they are the least
+//! fixpoint of the rules above), so the result is the same for any thread count.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 use std::sync::Arc;
 
-use awari_dbformat::{Board, Index, Rules, Score};
+use awari_dbformat::{Board, Index, MoveList, Rules, Score};
 use rayon::prelude::*;
 
 /// One board whose stored value is wrong or cannot be justified.
@@ -57,8 +68,6 @@ pub struct LevelCheck {
     pub recurrence_errors: u64,
     /// Non-zero boards whose value could not be proven reachable.
     pub unproven: u64,
-    /// Sweeps of the progress check before the worklist (always 1 now).
-    pub sweeps: u32,
     /// The first mismatching boards (at most the limit given).
     pub mismatches: Vec<Mismatch>,
 }
@@ -99,21 +108,33 @@ impl Levels {
     }
 
     fn score(&self, index: &Index, board: &Board) -> Score {
+        Score::new(*self.slot(index, board))
+    }
+
+    /// Where the value of a stored board of a loaded level is kept.
+    fn slot(&self, index: &Index, board: &Board) -> &i8 {
         let level = self
             .get(board.seeds())
             .expect("the levels a capture reaches are loaded");
-        Score::new(level[index.rank(board).expect("children are stored") as usize])
+        &level[index.rank(board).expect("children are stored") as usize]
     }
 }
 
-/// The value of `board` from its children: `values` for quiet moves (same level),
-/// `lower` for captures; `-n` when the mover cannot move.
-fn derive(rules: Rules, index: &Index, board: &Board, values: &[i8], lower: &Levels) -> Score {
+/// The value of `board` from its children (`moves`, its legal moves): `values`
+/// for quiet moves (same level), `lower` for captures; `-n` when the mover
+/// cannot move.
+fn derive(
+    rules: Rules,
+    index: &Index,
+    board: &Board,
+    moves: &MoveList,
+    values: &[i8],
+    lower: &Levels,
+) -> Score {
     if let Some(v) = rules.terminal_value(board) {
         return v;
     }
-    rules
-        .legal_moves(board)
+    moves
         .iter()
         .map(|m| {
             let child = if m.is_quiet() {
@@ -129,6 +150,17 @@ fn derive(rules: Rules, index: &Index, board: &Board, values: &[i8], lower: &Lev
 
 const CHUNK: usize = 1 << 14;
 
+/// Progress state of a board whose proof is found: not yet told its parents.
+const PROVEN: u8 = 254;
+/// Progress state of a proven board whose parents have been told, or of a board
+/// that needs no proof (value 0).
+const DONE: u8 = 255;
+/// Progress state of a board that cannot be proven (a loss whose final forward
+/// look found an unproven child).
+const FAILED: u8 = 253;
+/// The largest counter (a board has at most 8 quiet moves).
+const MAX_NEED: u8 = 8;
+
 /// Checks every stored board of level `seeds` (`values`, index order) against its
 /// children (`values` and `lower`, which must hold levels `0..=seeds-2`), and
 /// proves every non-zero value reachable. Keeps at most `limit` mismatches.
@@ -143,99 +175,119 @@ pub fn check_level(
 ) -> LevelCheck {
     let index = Index::for_pits(rules.pits());
     let n = seeds as i8;
-    // 1. The recurrence, and the range of every value.
+    // Per board: a counter of proofs still needed, or PROVEN / DONE / FAILED.
+    let progress: Vec<AtomicU8> = (0..values.len())
+        .into_par_iter()
+        .map(|_| AtomicU8::new(DONE))
+        .collect();
+
+    // 1. The recurrence and the range of every value; the proofs at hand.
     let mut mismatches: Vec<Mismatch> = values
         .par_chunks(CHUNK)
+        .zip(progress.par_chunks(CHUNK))
         .enumerate()
-        .flat_map_iter(|(c, chunk)| {
+        .flat_map_iter(|(c, (chunk, progress))| {
             let start = (c * CHUNK) as u64;
-            let found: Vec<Mismatch> = index
-                .boards_from(seeds, start)
-                .zip(chunk)
-                .enumerate()
-                .filter_map(|(k, (board, &stored))| {
-                    let derived = if (-n..=n).contains(&stored) {
-                        derive(rules, index, &board, values, lower).get()
+            let mut found = Vec::new();
+            let mut group = Vec::with_capacity(GROUP);
+            let mut boards = index.boards_from(seeds, start).zip(chunk).enumerate();
+            loop {
+                // A group of boards: their children's values are looked up at
+                // random, so first ask for them all, then read them.
+                group.clear();
+                group.extend(boards.by_ref().take(GROUP).map(|(k, (board, &stored))| {
+                    let moves = rules.legal_moves(&board);
+                    let mut children = [&0i8; 8];
+                    for (slot, m) in children.iter_mut().zip(moves.iter()) {
+                        *slot = if m.is_quiet() {
+                            &values[index.rank(&m.child).expect("children are stored") as usize]
+                        } else {
+                            lower.slot(index, &m.child)
+                        };
+                        prefetch(*slot);
+                    }
+                    (k, board, stored, moves, children)
+                }));
+                if group.is_empty() {
+                    break;
+                }
+                for (k, board, stored, moves, children) in &group {
+                    let child_values = children.map(|c| Score::new(*c));
+                    let derived = if (-n..=n).contains(stored) {
+                        progress[*k]
+                            .store(initial_progress(*stored, moves, &child_values), Relaxed);
+                        derive_from(moves, &child_values, n).get()
                     } else {
                         i8::MIN
                     };
-                    (derived != stored).then(|| Mismatch {
-                        seeds,
-                        index: start + k as u64,
-                        board: board.pits().to_vec(),
-                        stored,
-                        derived,
-                        reason: if derived == i8::MIN {
-                            format!("value {stored} is outside -{seeds}..={seeds}")
-                        } else {
-                            "recurrence".into()
-                        },
-                    })
-                })
-                .collect();
-            tick(chunk.len() as u64);
+                    if derived != *stored {
+                        found.push(Mismatch {
+                            seeds,
+                            index: start + *k as u64,
+                            board: board.pits().to_vec(),
+                            stored: *stored,
+                            derived,
+                            reason: if derived == i8::MIN {
+                                format!("value {stored} is outside -{seeds}..={seeds}")
+                            } else {
+                                "recurrence".into()
+                            },
+                        });
+                    }
+                }
+            }
+            tick(chunk.len() as u64 / 2);
             found
         })
         .collect();
     mismatches.sort_by_key(|m| m.index);
     let recurrence_errors = mismatches.len() as u64;
 
-    // 2. Progress: prove every non-zero value by sweeps, see the module docs.
-    let proven: Vec<AtomicU64> = (0..values.len().div_ceil(64))
-        .map(|_| AtomicU64::new(0))
-        .collect();
-    let is_proven = |i: u64| proven[(i / 64) as usize].load(Relaxed) & (1 << (i % 64)) != 0;
-    let pending: Vec<u64> = values
-        .par_iter()
-        .enumerate()
-        .filter(|(_, &v)| v != 0)
-        .map(|(i, _)| i as u64)
-        .collect();
-    // One sweep in index order proves every board whose proof is at hand (a
-    // capture, a move into a proven board, no quiet move at all).
-    let sweeps = 1;
-    let step = |i: u64| -> bool {
-        let board = index.unrank(seeds, i).expect("index within level");
-        let v = values[i as usize];
-        let moves = rules.legal_moves(&board);
-        let child_index = |b: &Board| index.rank(b).expect("children are stored");
-        if v > 0 {
-            moves.iter().any(|m| {
-                if m.is_quiet() {
-                    let c = child_index(&m.child);
-                    m.value(Score::new(values[c as usize])).get() == v && is_proven(c)
-                } else {
-                    m.value(lower.score(index, &m.child)).get() >= v
-                }
-            })
-        } else {
-            moves
-                .iter()
-                .filter(|m| m.is_quiet())
-                .all(|m| is_proven(child_index(&m.child)))
-        }
+    // 2. Progress: every proven board tells its parents, see the module docs.
+    let prover = Prover {
+        rules,
+        index,
+        seeds,
+        values,
+        progress: &progress,
     };
-    let prove = |i: u64| proven[(i / 64) as usize].fetch_or(1 << (i % 64), Relaxed);
-    let pending: Vec<u64> = pending
+    progress
         .par_chunks(CHUNK)
-        .flat_map_iter(|chunk| {
-            let mut left = Vec::new();
-            for &i in chunk {
-                if step(i) {
-                    prove(i);
-                } else {
-                    left.push(i);
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let mut todo = Vec::new();
+            let mut parents = Vec::new();
+            for (k, state) in chunk.iter().enumerate() {
+                // Claim each board proven by the first pass (the walks only ever
+                // prove pending boards, so no one else does).
+                if state
+                    .compare_exchange(PROVEN, DONE, Relaxed, Relaxed)
+                    .is_ok()
+                {
+                    todo.push((c * CHUNK + k) as u64);
+                }
+                // Work through what is claimed before the list grows long: a few
+                // boards at a time, so that their parents' bytes can be asked for
+                // together (see `Prover::tell_parents`).
+                while todo.len() >= TOLD_TOGETHER {
+                    prover.tell_parents(&mut todo, &mut parents);
                 }
             }
-            left
-        })
+            while !todo.is_empty() {
+                prover.tell_parents(&mut todo, &mut parents);
+            }
+            tick(chunk.len() as u64 - chunk.len() as u64 / 2);
+        });
+
+    // 3. What is left unproven.
+    let unproven_boards: Vec<u64> = progress
+        .par_iter()
+        .enumerate()
+        .filter(|(_, s)| s.load(Relaxed) != DONE)
+        .map(|(i, _)| i as u64)
         .collect();
-    // The rest by a worklist over the forward edges between unproven boards,
-    // turned around: for each unproven board, the unproven children its proof
-    // waits for, then each child tells its waiting parents once it is proven.
-    let pending = prove_by_worklist(rules, seeds, values, &pending, &proven);
-    let unproven = pending.len() as u64;
-    for &i in pending.iter() {
+    let unproven = unproven_boards.len() as u64;
+    for &i in &unproven_boards {
         if mismatches.len() >= limit.max(1) * 2 {
             break;
         }
@@ -243,12 +295,13 @@ pub fn check_level(
             continue;
         }
         let board = index.unrank(seeds, i).expect("index within level");
+        let moves = rules.legal_moves(&board);
         mismatches.push(Mismatch {
             seeds,
             index: i,
             board: board.pits().to_vec(),
             stored: values[i as usize],
-            derived: derive(rules, index, &board, values, lower).get(),
+            derived: derive(rules, index, &board, &moves, values, lower).get(),
             reason:
                 "no progress: no sequence of moves reaches this value; endless play would give 0"
                     .into(),
@@ -261,87 +314,138 @@ pub fn check_level(
         boards: values.len() as u64,
         recurrence_errors,
         unproven,
-        sweeps,
         mismatches,
     }
 }
 
-/// Proves what can be proven among `pending` (sorted indices of unproven non-zero
-/// boards) and returns the indices left unproven.
-fn prove_by_worklist(
-    rules: Rules,
-    seeds: u32,
-    values: &[i8],
-    pending: &[u64],
-    proven: &[AtomicU64],
-) -> Vec<u64> {
-    let index = Index::for_pits(rules.pits());
-    let is_proven = |i: u64| proven[(i / 64) as usize].load(Relaxed) & (1 << (i % 64)) != 0;
-    let position = |i: u64| pending.binary_search(&i).ok();
-    // For each pending board: how many proven children it still needs (1 for a
-    // win, the unproven quiet children for a loss), and the edges child -> parent.
-    let per_board: Vec<(u8, Vec<(u32, u32)>)> = pending
-        .par_iter()
-        .enumerate()
-        .map(|(pos, &i)| {
-            let board = index.unrank(seeds, i).expect("index within level");
-            let v = values[i as usize];
-            let mut edges = Vec::new();
-            let mut need = 0u8;
-            let mut done = false;
-            for m in rules.legal_moves(&board).iter().filter(|m| m.is_quiet()) {
-                let c = index.rank(&m.child).expect("children are stored");
-                // A win waits for one child of value -v; a loss for every child.
-                if v > 0 && values[c as usize] != -v {
-                    continue;
-                }
-                if is_proven(c) {
-                    done |= v > 0;
-                    continue;
-                }
-                need += 1;
-                if let Some(cpos) = position(c) {
-                    edges.push((cpos as u32, pos as u32));
-                }
-            }
-            let need = if done || need == 0 {
-                0
-            } else if v > 0 {
-                1
+/// The progress state of a board after the first pass: DONE for value 0, PROVEN
+/// when its proof is at hand, else the number of proofs it waits for.
+/// `children[j]` is the value of the child of `moves`' j-th move.
+fn initial_progress(stored: i8, moves: &MoveList, children: &[Score; 8]) -> u8 {
+    let quiet = moves.iter().filter(|m| m.is_quiet()).count() as u8;
+    match stored {
+        0 => DONE,
+        v if v > 0 => {
+            let capture_keeps = moves
+                .iter()
+                .zip(children)
+                .any(|(m, &c)| !m.is_quiet() && m.value(c).get() >= v);
+            if capture_keeps {
+                PROVEN
             } else {
-                need
-            };
-            (need, edges)
-        })
-        .collect();
-    let mut need: Vec<u8> = per_board.iter().map(|(n, _)| *n).collect();
-    let mut edges: Vec<(u32, u32)> = per_board.into_iter().flat_map(|(_, e)| e).collect();
-    edges.par_sort_unstable();
-    // CSR: the parents of child position c are edges[first[c]..first[c + 1]].
-    let mut first = vec![0usize; pending.len() + 1];
-    for &(c, _) in &edges {
-        first[c as usize + 1] += 1;
+                1 // one quiet child of value -v, once proven
+            }
+        }
+        _ if quiet == 0 => PROVEN,
+        _ => quiet.min(MAX_NEED),
     }
-    for k in 0..pending.len() {
-        first[k + 1] += first[k];
+}
+
+/// The value a board's children give it: the best move, or `-n` (the opponent
+/// takes every seed) when there is no move. `children[j]` as above.
+fn derive_from(moves: &MoveList, children: &[Score; 8], n: i8) -> Score {
+    moves
+        .iter()
+        .zip(children)
+        .map(|(m, &c)| m.value(c))
+        .max()
+        .unwrap_or(Score::new(-n))
+}
+
+/// Boards whose children are looked up together in the first pass.
+const GROUP: usize = 16;
+
+/// Asks for the cache line holding `target` without waiting for it.
+#[inline(always)]
+fn prefetch<T>(target: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it never faults and reads nothing.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((target as *const T).cast());
     }
-    let mut queue: Vec<u32> = (0..pending.len() as u32)
-        .filter(|&p| need[p as usize] == 0)
-        .collect();
-    while let Some(c) = queue.pop() {
-        proven[(pending[c as usize] / 64) as usize]
-            .fetch_or(1 << (pending[c as usize] % 64), Relaxed);
-        for &(_, parent) in &edges[first[c as usize]..first[c as usize + 1]] {
-            let n = &mut need[parent as usize];
-            if *n > 0 {
-                *n -= 1;
-                if *n == 0 {
-                    queue.push(parent);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = target;
+}
+
+/// The shared pieces of the progress walk.
+struct Prover<'a> {
+    rules: Rules,
+    index: &'a Index,
+    seeds: u32,
+    values: &'a [i8],
+    progress: &'a [AtomicU8],
+}
+
+/// A parent told of a proven child: `(its index, the parent, the pit of the move,
+/// the child, the child's value)`.
+type Told = (u64, Board, usize, Board, i8);
+
+/// Proven boards whose parents are told together.
+const TOLD_TOGETHER: usize = 8;
+
+impl Prover<'_> {
+    /// Takes up to [`TOLD_TOGETHER`] proven boards from `todo` and tells their
+    /// parents; pushes the parents it proves onto `todo`. The parents lie anywhere
+    /// in the level, so they are first collected and their bytes prefetched, then
+    /// told (`parents` is scratch space).
+    fn tell_parents(&self, todo: &mut Vec<u64>, parents: &mut Vec<Told>) {
+        let (rules, index, values) = (self.rules, self.index, self.values);
+        parents.clear();
+        for _ in 0..TOLD_TOGETHER {
+            let Some(i) = todo.pop() else { break };
+            let child = index.unrank(self.seeds, i).expect("index within level");
+            let child_value = values[i as usize];
+            rules.for_each_unmove(&child, |parent, pit| {
+                // A parent with a full opponent row is not stored.
+                if let Some(q) = index.rank(&parent) {
+                    prefetch(&values[q as usize]);
+                    prefetch(&self.progress[q as usize]);
+                    parents.push((q, parent, pit, child, child_value));
+                }
+            });
+        }
+        for &(q, parent, pit, child, child_value) in parents.iter() {
+            let v = values[q as usize];
+            let state = &self.progress[q as usize];
+            let waiting = state.load(Relaxed);
+            if waiting == 0 || waiting > MAX_NEED {
+                continue; // proven, failed, or needing no proof
+            }
+            // A win waits for a child worth exactly -v; a loss for every child.
+            if v > 0 && child_value != -v {
+                continue;
+            }
+            // Confirm the edge forward: the un-move generator proposes, it does not decide.
+            if rules.quiet_child(&parent, pit) != Some(child) {
+                continue;
+            }
+            let before = state.fetch_update(Relaxed, Relaxed, |s| {
+                (1..=MAX_NEED).contains(&s).then(|| s - 1)
+            });
+            if before == Ok(1) {
+                // The count reached zero here (only this thread sees that). For a
+                // loss, look at the quiet children forward once more before accepting.
+                let proven = v > 0 || self.all_quiet_children_proven(&parent);
+                state.store(if proven { DONE } else { FAILED }, Relaxed);
+                if proven {
+                    todo.push(q);
                 }
             }
         }
     }
-    pending.iter().copied().filter(|&i| !is_proven(i)).collect()
+
+    /// True when every quiet child of `board` is proven.
+    fn all_quiet_children_proven(&self, board: &Board) -> bool {
+        self.rules
+            .legal_moves(board)
+            .iter()
+            .filter(|m| m.is_quiet())
+            .all(|m| {
+                let c = self.index.rank(&m.child).expect("children are stored");
+                matches!(self.progress[c as usize].load(Relaxed), PROVEN | DONE)
+            })
+    }
 }
 
 /// The value of any board (stored or not) from the levels in `levels`, by one ply
@@ -354,5 +458,5 @@ pub fn value_of(rules: Rules, board: &Board, levels: &Levels) -> Score {
     let own = levels
         .get(board.seeds())
         .expect("the board's level is loaded");
-    derive(rules, index, board, own, levels)
+    derive(rules, index, board, &rules.legal_moves(board), own, levels)
 }

@@ -136,7 +136,7 @@ pub fn run(args: Args) -> CmdResult {
             "levels": checks.iter().map(|(c, sums, secs)| serde_json::json!({
                 "seeds": c.seeds, "boards": c.boards, "checksums": sums,
                 "recurrence_errors": c.recurrence_errors, "unproven": c.unproven,
-                "sweeps": c.sweeps, "seconds": secs,
+                "seconds": secs,
             })).collect::<Vec<_>>(),
             "mismatches": checks.iter().flat_map(|(c, _, _)| c.mismatches.iter()).collect::<Vec<_>>(),
         });
@@ -185,7 +185,6 @@ fn empty_check(seeds: u32, reader: &LevelReader) -> LevelCheck {
         boards: reader.boards(),
         recurrence_errors: 0,
         unproven: 0,
-        sweeps: 0,
         mismatches: Vec::new(),
     }
 }
@@ -215,13 +214,12 @@ fn start_report(rules: Rules, per_pit: u32, levels: &Levels) -> (i8, String, Vec
 
 fn print_level(c: &LevelCheck, checksums_ok: bool, secs: f64) {
     println!(
-        "level {:>2}: {:>12} boards  checksums {}  recurrence errors {}  unproven {}  ({} sweeps, {:.2} s)",
+        "level {:>2}: {:>12} boards  checksums {}  recurrence errors {}  unproven {}  ({:.2} s)",
         c.seeds,
         c.boards,
         if checksums_ok { "ok" } else { "BAD" },
         c.recurrence_errors,
         c.unproven,
-        c.sweeps,
         secs
     );
     for m in &c.mismatches {
