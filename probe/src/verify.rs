@@ -28,9 +28,11 @@
 //! board tells its parents, depth first, and a parent whose counter reaches zero
 //! is proven and tells its own parents. The parents are found with the un-move
 //! generator, but nothing rests on it: each (parent, pit) it proposes is confirmed
-//! by playing the move forward before it counts, and a loss is accepted only after
-//! its quiet children are looked up forward once more. A wrong or missing parent
-//! can therefore only leave a board unproven (reported), never prove it.
+//! by playing the move forward before it counts, and counts once (a move leads
+//! to one child, each proven child tells its parents once, and a pair proposed
+//! twice for one child is dropped). So a loss's counter reaches zero only when
+//! every one of its quiet moves leads to a proven child, and a wrong or missing
+//! parent can only leave a board unproven (reported), never prove it.
 //! The proofs found do not depend on the order of work (they are the least
 //! fixpoint of the rules above), so the result is the same for any thread count.
 
@@ -155,9 +157,6 @@ const PROVEN: u8 = 254;
 /// Progress state of a proven board whose parents have been told, or of a board
 /// that needs no proof (value 0).
 const DONE: u8 = 255;
-/// Progress state of a board that cannot be proven (a loss whose final forward
-/// look found an unproven child).
-const FAILED: u8 = 253;
 /// The largest counter (a board has at most 8 quiet moves).
 const MAX_NEED: u8 = 8;
 
@@ -175,7 +174,7 @@ pub fn check_level(
 ) -> LevelCheck {
     let index = Index::for_pits(rules.pits());
     let n = seeds as i8;
-    // Per board: a counter of proofs still needed, or PROVEN / DONE / FAILED.
+    // Per board: a counter of proofs still needed, or PROVEN / DONE.
     let progress: Vec<AtomicU8> = (0..values.len())
         .into_par_iter()
         .map(|_| AtomicU8::new(DONE))
@@ -396,9 +395,13 @@ impl Prover<'_> {
             let Some(i) = todo.pop() else { break };
             let child = index.unrank(self.seeds, i).expect("index within level");
             let child_value = values[i as usize];
+            let first = parents.len();
             rules.for_each_unmove(&child, |parent, pit| {
                 // A parent with a full opponent row is not stored.
                 if let Some(q) = index.rank(&parent) {
+                    if parents[first..].iter().any(|t| t.0 == q && t.2 == pit) {
+                        return; // proposed twice: count the move once
+                    }
                     prefetch(&values[q as usize]);
                     prefetch(&self.progress[q as usize]);
                     parents.push((q, parent, pit, child, child_value));
@@ -410,7 +413,7 @@ impl Prover<'_> {
             let state = &self.progress[q as usize];
             let waiting = state.load(Relaxed);
             if waiting == 0 || waiting > MAX_NEED {
-                continue; // proven, failed, or needing no proof
+                continue; // proven, or needing no proof
             }
             // A win waits for a child worth exactly -v; a loss for every child.
             if v > 0 && child_value != -v {
@@ -424,27 +427,12 @@ impl Prover<'_> {
                 (1..=MAX_NEED).contains(&s).then(|| s - 1)
             });
             if before == Ok(1) {
-                // The count reached zero here (only this thread sees that). For a
-                // loss, look at the quiet children forward once more before accepting.
-                let proven = v > 0 || self.all_quiet_children_proven(&parent);
-                state.store(if proven { DONE } else { FAILED }, Relaxed);
-                if proven {
-                    todo.push(q);
-                }
+                // The count reached zero here, and only this thread saw it: the
+                // board is proven, and its parents are told in turn.
+                state.store(DONE, Relaxed);
+                todo.push(q);
             }
         }
-    }
-
-    /// True when every quiet child of `board` is proven.
-    fn all_quiet_children_proven(&self, board: &Board) -> bool {
-        self.rules
-            .legal_moves(board)
-            .iter()
-            .filter(|m| m.is_quiet())
-            .all(|m| {
-                let c = self.index.rank(&m.child).expect("children are stored");
-                matches!(self.progress[c as usize].load(Relaxed), PROVEN | DONE)
-            })
     }
 }
 
