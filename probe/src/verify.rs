@@ -246,7 +246,6 @@ pub fn check_level(
     let prover = Prover {
         rules,
         index,
-        seeds,
         values,
         progress: &progress,
     };
@@ -256,14 +255,17 @@ pub fn check_level(
         .for_each(|(c, chunk)| {
             let mut todo = Vec::new();
             let mut parents = Vec::new();
-            for (k, state) in chunk.iter().enumerate() {
+            // The boards walk along with their states, so no board is unranked:
+            // the ones proven later come with the board that told them.
+            let boards = index.boards_from(seeds, (c * CHUNK) as u64);
+            for (k, (state, board)) in chunk.iter().zip(boards).enumerate() {
                 // Claim each board proven by the first pass (the walks only ever
                 // prove pending boards, so no one else does).
                 if state
                     .compare_exchange(PROVEN, DONE, Relaxed, Relaxed)
                     .is_ok()
                 {
-                    todo.push((c * CHUNK + k) as u64);
+                    todo.push(((c * CHUNK + k) as u64, board));
                 }
                 // Work through what is claimed before the list grows long: a few
                 // boards at a time, so that their parents' bytes can be asked for
@@ -371,7 +373,6 @@ fn prefetch<T>(target: &T) {
 struct Prover<'a> {
     rules: Rules,
     index: &'a Index,
-    seeds: u32,
     values: &'a [i8],
     progress: &'a [AtomicU8],
 }
@@ -384,16 +385,15 @@ type Told = (u64, Board, usize, Board, i8);
 const TOLD_TOGETHER: usize = 8;
 
 impl Prover<'_> {
-    /// Takes up to [`TOLD_TOGETHER`] proven boards from `todo` and tells their
-    /// parents; pushes the parents it proves onto `todo`. The parents lie anywhere
+    /// Takes up to [`TOLD_TOGETHER`] proven boards (index, board) from `todo` and
+    /// tells their parents; pushes the parents it proves onto `todo`. The parents lie anywhere
     /// in the level, so they are first collected and their bytes prefetched, then
     /// told (`parents` is scratch space).
-    fn tell_parents(&self, todo: &mut Vec<u64>, parents: &mut Vec<Told>) {
+    fn tell_parents(&self, todo: &mut Vec<(u64, Board)>, parents: &mut Vec<Told>) {
         let (rules, index, values) = (self.rules, self.index, self.values);
         parents.clear();
         for _ in 0..TOLD_TOGETHER {
-            let Some(i) = todo.pop() else { break };
-            let child = index.unrank(self.seeds, i).expect("index within level");
+            let Some((i, child)) = todo.pop() else { break };
             let child_value = values[i as usize];
             let first = parents.len();
             rules.for_each_unmove(&child, |parent, pit| {
@@ -430,7 +430,7 @@ impl Prover<'_> {
                 // The count reached zero here, and only this thread saw it: the
                 // board is proven, and its parents are told in turn.
                 state.store(DONE, Relaxed);
-                todo.push(q);
+                todo.push((q, parent));
             }
         }
     }
