@@ -71,13 +71,22 @@ pub fn count_all(
 ) -> Counts {
     let index = Index::for_pits(rules.pits());
     let mut all = stored.clone();
-    let unstored: Vec<Board> = index.unstored_boards(seeds).collect();
-    let scores: Vec<i8> = unstored
-        .par_iter()
-        .map(|b| one_ply(rules, b, values, lower).get())
-        .collect();
-    for v in scores {
-        *all.entry(v).or_default() += 1;
+    // In slices of a million boards: the unstored boards of a large level would
+    // take hundreds of MB held all at once (level 24: 35 million boards).
+    let mut unstored = index.unstored_boards(seeds);
+    let mut scores = Vec::new();
+    loop {
+        let slice: Vec<Board> = unstored.by_ref().take(1 << 20).collect();
+        if slice.is_empty() {
+            break;
+        }
+        slice
+            .par_iter()
+            .map(|b| one_ply(rules, b, values, lower).get())
+            .collect_into_vec(&mut scores);
+        for &v in &scores {
+            *all.entry(v).or_default() += 1;
+        }
     }
     all
 }
