@@ -11,6 +11,7 @@
 //! - [`Score`] and [`Outcome`]: what a database stores, and what it means once the
 //!   seeds already captured are known.
 //! - [`file`](crate::file): the level file format (compressed, checksummed, memory-mapped).
+//! - [`cache::prefetch`]: the cache hint of the solver's and verifier's hot loops.
 //!
 //! ```
 //! use awari_dbformat::{Board, Index, Rules};
@@ -24,6 +25,7 @@
 //! ```
 
 pub mod board;
+pub mod cache;
 pub mod error;
 pub mod file;
 pub mod index;

@@ -39,6 +39,7 @@
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 use std::sync::Arc;
 
+use awari_dbformat::cache::prefetch;
 use awari_dbformat::{Board, Index, MoveList, Rules, Score};
 use rayon::prelude::*;
 
@@ -355,19 +356,6 @@ fn derive_from(moves: &MoveList, children: &[Score; 8], n: i8) -> Score {
 
 /// Boards whose children are looked up together in the first pass.
 const GROUP: usize = 16;
-
-/// Asks for the cache line holding `target` without waiting for it.
-#[inline(always)]
-fn prefetch<T>(target: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint; it never faults and reads nothing.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((target as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = target;
-}
 
 /// The shared pieces of the progress walk.
 struct Prover<'a> {

@@ -37,6 +37,7 @@
 
 use std::sync::atomic::{AtomicI8, AtomicU64, AtomicU8, Ordering::Relaxed};
 
+use awari_dbformat::cache::prefetch;
 use awari_dbformat::{Index, LevelIter, Move, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
@@ -515,17 +516,4 @@ impl<'a> ParentBatch<'a> {
         }
         self.parents.clear();
     }
-}
-
-/// Asks for the cache line holding `target` without waiting for it.
-#[inline(always)]
-fn prefetch<T>(target: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint; it never faults and reads nothing.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((target as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = target;
 }
