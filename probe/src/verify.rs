@@ -126,29 +126,28 @@ impl Levels {
 /// The value of `board` from its children (`moves`, its legal moves): `values`
 /// for quiet moves (same level), `lower` for captures; `-n` when the mover
 /// cannot move.
-fn derive(
-    rules: Rules,
+fn derive(index: &Index, board: &Board, moves: &MoveList, values: &[i8], lower: &Levels) -> Score {
+    let children = child_slots(index, moves, values, lower).map(|c| Score::new(*c));
+    derive_from(moves, &children, board.seeds() as i8)
+}
+
+/// Where the value of each move's child is kept, in move order: in `values` for
+/// a quiet move (same level), in `lower` for a capture. Unused entries point at 0.
+fn child_slots<'a>(
     index: &Index,
-    board: &Board,
     moves: &MoveList,
-    values: &[i8],
-    lower: &Levels,
-) -> Score {
-    if let Some(v) = rules.terminal_value(board) {
-        return v;
+    values: &'a [i8],
+    lower: &'a Levels,
+) -> [&'a i8; 8] {
+    let mut children = [&0i8; 8];
+    for (slot, m) in children.iter_mut().zip(moves.iter()) {
+        *slot = if m.is_quiet() {
+            &values[index.rank(&m.child).expect("children are stored") as usize]
+        } else {
+            lower.slot(index, &m.child)
+        };
     }
-    moves
-        .iter()
-        .map(|m| {
-            let child = if m.is_quiet() {
-                Score::new(values[index.rank(&m.child).expect("children are stored") as usize])
-            } else {
-                lower.score(index, &m.child)
-            };
-            m.value(child)
-        })
-        .max()
-        .expect("a mover with seeds has a move")
+    children
 }
 
 const CHUNK: usize = 1 << 14;
@@ -197,13 +196,8 @@ pub fn check_level(
                 group.clear();
                 group.extend(boards.by_ref().take(GROUP).map(|(k, (board, &stored))| {
                     let moves = rules.legal_moves(&board);
-                    let mut children = [&0i8; 8];
-                    for (slot, m) in children.iter_mut().zip(moves.iter()) {
-                        *slot = if m.is_quiet() {
-                            &values[index.rank(&m.child).expect("children are stored") as usize]
-                        } else {
-                            lower.slot(index, &m.child)
-                        };
+                    let children = child_slots(index, &moves, values, lower);
+                    for slot in &children[..moves.len()] {
                         prefetch(*slot);
                     }
                     (k, board, stored, moves, children)
@@ -303,7 +297,7 @@ pub fn check_level(
             index: i,
             board: board.pits().to_vec(),
             stored: values[i as usize],
-            derived: derive(rules, index, &board, &moves, values, lower).get(),
+            derived: derive(index, &board, &moves, values, lower).get(),
             reason:
                 "no progress: no sequence of moves reaches this value; endless play would give 0"
                     .into(),
@@ -434,5 +428,5 @@ pub fn value_of(rules: Rules, board: &Board, levels: &Levels) -> Score {
     let own = levels
         .get(board.seeds())
         .expect("the board's level is loaded");
-    derive(rules, index, board, &rules.legal_moves(board), own, levels)
+    derive(index, board, &rules.legal_moves(board), own, levels)
 }

@@ -38,7 +38,7 @@
 use std::sync::atomic::{AtomicI8, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use awari_dbformat::cache::prefetch;
-use awari_dbformat::{Index, LevelIter, Move, Rules, Score};
+use awari_dbformat::{Index, Move, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -374,10 +374,6 @@ fn run_stage(
                     bits &= bits - 1;
                     let start = block * BLOCK;
                     let end = (start + BLOCK).min(state.size);
-                    // Boards of the block in index order: the first marked board is
-                    // unranked, later ones close behind it are reached by stepping
-                    // the level iterator (a step costs a tenth of an unrank).
-                    let mut cursor: Option<(u64, LevelIter)> = None;
                     // Marked boards of the block. Other threads may change the
                     // nibble bytes meanwhile, but never a marked nibble (they only
                     // touch undecided boards), so one load per byte is enough.
@@ -391,20 +387,7 @@ fn run_stage(
                         }
                         cells.set_done(i);
                         let child_in_loss = cells.value(i).load(Relaxed) < 0;
-                        let board = match &mut cursor {
-                            Some((at, boards)) if i - *at < 8 => {
-                                let board = boards.nth((i - *at) as usize);
-                                *at = i + 1;
-                                board
-                            }
-                            _ => {
-                                let mut boards = index.boards_from(seeds, i);
-                                let board = boards.next();
-                                cursor = Some((i + 1, boards));
-                                board
-                            }
-                        }
-                        .expect("index within the level");
+                        let board = index.unrank(seeds, i).expect("index within the level");
                         rules.for_each_unmove(&board, |parent, _pit| {
                             // A parent with a full opponent row is not stored.
                             if let Some(q) = index.rank(&parent) {
