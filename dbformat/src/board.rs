@@ -70,6 +70,20 @@ impl Board {
         Board { pits, per_side }
     }
 
+    /// The pits packed into one word, pit `k` in byte `k` (little end first),
+    /// for the sowing tables of [`crate::sowing`].
+    #[inline]
+    pub(crate) fn packed(&self) -> u128 {
+        u128::from_le_bytes(self.pits)
+    }
+
+    /// The board of a packed word (see [`Board::packed`]); bytes at and beyond
+    /// `2 * per_side` must be zero.
+    #[inline]
+    pub(crate) fn from_packed(packed: u128, per_side: u8) -> Board {
+        Board::from_array(packed.to_le_bytes(), per_side)
+    }
+
     /// The empty board with `per_side` pits per side.
     pub(crate) fn empty(per_side: u8) -> Board {
         Board {
@@ -139,30 +153,49 @@ impl Board {
     /// database stores (rules.md, "Which boards are stored").
     #[inline]
     pub fn is_stored(&self) -> bool {
-        self.opponent_row().contains(&0)
+        // A zero byte among the opponent's: `(x - 1) & !x` has the high bit of
+        // the lowest zero byte set (the classic test); bytes outside the row are
+        // made non-zero first, and a borrow only ever starts at a zero byte.
+        const ONES: u128 = u128::from_le_bytes([0x01; 16]);
+        const HIGH: u128 = u128::from_le_bytes([0x80; 16]);
+        let row = self.opponent_row_mask();
+        let x = (self.packed() & row) | (ONES & !row);
+        x.wrapping_sub(ONES) & !x & HIGH != 0
     }
 
     /// True when the mover has no seeds (and so no move).
     #[inline]
     pub fn mover_row_empty(&self) -> bool {
-        self.mover_row().iter().all(|&s| s == 0)
+        self.packed() & self.mover_row_mask() == 0
     }
 
     /// True when the opponent has no seeds.
     #[inline]
     pub fn opponent_row_empty(&self) -> bool {
-        self.opponent_row().iter().all(|&s| s == 0)
+        self.packed() & self.opponent_row_mask() == 0
     }
 
     /// The same board seen from the other player: the rows change places.
     #[inline]
     pub fn swapped(&self) -> Board {
-        let p = self.per_side as usize;
-        let n = 2 * p;
-        let mut out = [0; MAX_BOARD_PITS];
-        out[..p].copy_from_slice(&self.pits[p..n]);
-        out[p..n].copy_from_slice(&self.pits[..p]);
-        Board::from_array(out, self.per_side)
+        // On the packed word: one shift each way. (Copying the rows byte-wise
+        // and reading the result back as a word stalled the store buffer.)
+        let bits = 8 * u32::from(self.per_side);
+        let x = self.packed();
+        let mover = self.mover_row_mask();
+        Board::from_packed(((x >> bits) & mover) | ((x & mover) << bits), self.per_side)
+    }
+
+    /// The bytes of the mover's pits in [`Board::packed`].
+    #[inline]
+    fn mover_row_mask(&self) -> u128 {
+        (1u128 << (8 * u32::from(self.per_side))) - 1
+    }
+
+    /// The bytes of the opponent's pits in [`Board::packed`].
+    #[inline]
+    fn opponent_row_mask(&self) -> u128 {
+        self.mover_row_mask() << (8 * u32::from(self.per_side))
     }
 
     /// The board in the notation [`Board::from_str`] reads: `1 1 1 1 1 2 / 4 2 3 0 0 0`.

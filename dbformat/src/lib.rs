@@ -32,6 +32,7 @@ pub mod index;
 pub mod moves;
 pub mod rules;
 pub mod score;
+mod sowing;
 
 pub use board::{parse_pit, pit_label, Board};
 pub use error::{Error, Result};

@@ -11,6 +11,7 @@ use crate::board::{pit_label, Board, MAX_BOARD_PITS};
 use crate::error::{Error, Result};
 use crate::rules::{RuleSet, Rules};
 use crate::score::Score;
+use crate::sowing::{pit_of, row_mask, Sowing};
 
 /// Who moves in the child position of a [`Move`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -149,7 +150,7 @@ impl Rules {
     #[inline]
     pub fn quiet_moves_and_captures(&self, board: &Board) -> (u8, MoveList) {
         let p = self.pits() as usize;
-        let n = 2 * p;
+        let sowing = Sowing::for_pits(self.pits());
         let pits = board.array();
         // With an empty opponent row a quiet move may starve; such boards are rare,
         // take the general path.
@@ -171,19 +172,8 @@ impl Rules {
                 continue;
             }
             // Where the last seed lands and what that pit then holds.
-            let laps = seeds / (n - 1);
-            let rest = seeds % (n - 1);
-            let (last, gained) = if rest > 0 {
-                let mut last = pit + rest;
-                if last >= n {
-                    last -= n;
-                }
-                // Pits between pit+1 and last get one more seed than a lap gives.
-                (last, laps + 1)
-            } else {
-                (if pit == 0 { n - 1 } else { pit - 1 }, laps)
-            };
-            let landed = pits[last] as usize + gained;
+            let last = sowing.last(pit, seeds);
+            let landed = pits[last] + pit_of(sowing.add(pit, seeds), last);
             if last < p || !(landed == 2 || landed == 3) {
                 quiet += 1;
                 continue;
@@ -268,50 +258,25 @@ impl Rules {
     fn sow(&self, board: &Board, pit: usize) -> Sown {
         let p = self.pits() as usize;
         let n = 2 * p;
-        let mut b = *board.array();
-        let seeds = b[pit] as usize;
-        b[pit] = 0;
-        // Whole laps first: every pit but the starting one gets one seed per lap.
-        let laps = (seeds / (n - 1)) as u8;
-        if laps > 0 {
-            for (k, s) in b[..n].iter_mut().enumerate() {
-                if k != pit {
-                    *s += laps;
-                }
-            }
-        }
-        // The rest never reaches the starting pit again (fewer than n-1 seeds).
-        // (Wrapping by comparison, not `%`: a division per seed costs more than
-        // the rest of the move.)
-        let rest = seeds % (n - 1);
-        let mut k = pit;
-        for _ in 0..rest {
-            k += 1;
-            if k == n {
-                k = 0;
-            }
-            b[k] += 1;
-        }
-        let last = if rest > 0 {
-            k
-        } else if pit == 0 {
-            n - 1
-        } else {
-            pit - 1
-        };
-        let opponent_had_seeds = board.opponent_row().iter().any(|&s| s > 0);
-        let fed = b[p..n].iter().any(|&s| s > 0);
+        let sowing = Sowing::for_pits(self.pits());
+        let before = board.packed();
+        let seeds = board.array()[pit] as usize;
+        let b = sowing.sow(before, pit, seeds);
+        let last = sowing.last(pit, seeds);
+        let opponent = row_mask(p, n);
+        let opponent_had_seeds = before & opponent != 0;
+        let fed = b & opponent != 0;
 
         // Captures: backwards from the last pit while in the opponent's row and 2 or 3.
         let mut captured = 0u8;
         let mut after = b;
         let mut k = last;
-        while k >= p && (after[k] == 2 || after[k] == 3) {
-            captured += after[k];
-            after[k] = 0;
+        while k >= p && matches!(pit_of(after, k), 2 | 3) {
+            captured += pit_of(after, k);
+            after &= !(0xFF << (8 * k));
             k -= 1;
         }
-        let grand_slam = captured > 0 && after[p..n].iter().all(|&s| s == 0);
+        let grand_slam = captured > 0 && after & opponent == 0;
         let not_feeding = !fed;
         debug_assert!(!not_feeding || !opponent_had_seeds);
 
@@ -324,7 +289,7 @@ impl Rules {
             RuleSet::GrandSlamReplay if grand_slam => (after, captured, Turn::Stays, false),
             RuleSet::GrandSlamReplay => (after, captured, Turn::Passes, not_feeding),
         };
-        let played = Board::from_array(result, self.pits());
+        let played = Board::from_packed(result, self.pits());
         let child = match turn {
             Turn::Passes => played.swapped(),
             Turn::Stays => played,
@@ -356,33 +321,28 @@ impl Rules {
     #[inline]
     pub fn for_each_unmove(&self, board: &Board, mut visit: impl FnMut(Board, usize)) {
         let p = self.pits() as usize;
-        let n = 2 * p;
+        let sowing = Sowing::for_pits(self.pits());
         // The parent's view of the board after its move: rows swapped back.
-        let after = *board.swapped().array();
+        let after = board.swapped().packed();
+        let seeds = board.seeds() as usize;
         // A move that leaves the child's mover with seeds does not starve, and so is
         // legal under every rule set; it is quiet when its last seed makes no 2 or 3
         // in the opponent's row. Such candidates are parents as they stand (un-sowing
         // then sowing gives the same board back). Any other candidate is replayed.
         let feeds = !board.mover_row_empty();
         for pit in 0..p {
-            if after[pit] != 0 {
+            if pit_of(after, pit) != 0 {
                 continue; // the pit a move starts from is always empty afterwards
             }
-            let mut parent = after;
-            let mut k = pit;
-            for sown in 1.. {
-                k = if k + 1 == n { 0 } else { k + 1 };
-                if k == pit {
-                    k = if k + 1 == n { 0 } else { k + 1 };
-                }
-                if parent[k] == 0 {
-                    break; // this and every longer sowing would need a seed here
-                }
-                parent[k] -= 1;
-                let mut candidate = parent;
-                candidate[pit] = sown as u8;
-                let candidate = Board::from_array(candidate, self.pits());
-                let may_capture = k >= p && (after[k] == 2 || after[k] == 3);
+            for sown in 1..=seeds {
+                // Sowing more seeds drops at least as many into every pit, so once
+                // some pit is short, every longer sowing is too.
+                let Some(parent) = sowing.unsow(after, pit, sown) else {
+                    break;
+                };
+                let candidate = Board::from_packed(parent, self.pits());
+                let k = sowing.last(pit, sown);
+                let may_capture = k >= p && matches!(pit_of(after, k), 2 | 3);
                 if feeds && !may_capture {
                     visit(candidate, pit);
                     continue;

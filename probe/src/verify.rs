@@ -40,7 +40,7 @@ use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 use std::sync::Arc;
 
 use awari_dbformat::cache::prefetch;
-use awari_dbformat::{Board, Index, MoveList, Rules, Score};
+use awari_dbformat::{Board, Index, MoveList, Rules, Score, Turn};
 use rayon::prelude::*;
 
 /// One board whose stored value is wrong or cannot be justified.
@@ -123,31 +123,67 @@ impl Levels {
     }
 }
 
-/// The value of `board` from its children (`moves`, its legal moves): `values`
-/// for quiet moves (same level), `lower` for captures; `-n` when the mover
-/// cannot move.
-fn derive(index: &Index, board: &Board, moves: &MoveList, values: &[i8], lower: &Levels) -> Score {
-    let children = child_slots(index, moves, values, lower).map(|c| Score::new(*c));
-    derive_from(moves, &children, board.seeds() as i8)
+/// The value of `board` from its children: `values` for quiet moves (same
+/// level), `lower` for captures; `-n` when the mover cannot move.
+fn derive(rules: Rules, index: &Index, board: &Board, values: &[i8], lower: &Levels) -> Score {
+    let mut edges = Vec::new();
+    push_edges(index, &rules.legal_moves(board), values, lower, &mut edges);
+    Score::new(derive_from(&edges, board.seeds() as i8))
 }
 
-/// Where the value of each move's child is kept, in move order: in `values` for
-/// a quiet move (same level), in `lower` for a capture. Unused entries point at 0.
-fn child_slots<'a>(
+/// One legal move seen from the first pass: where its child's value is kept (in
+/// `values` for a quiet move, in the lower levels for a capture) and how that
+/// value becomes the mover's.
+#[derive(Clone, Copy)]
+struct Edge<'a> {
+    child: &'a i8,
+    captured: i8,
+    /// The turn stays with the mover (a grand slam under `grand-slam-replay`).
+    stays: bool,
+}
+
+impl Edge<'_> {
+    /// The move's value for the mover (see [`awari_dbformat::Move::value`]).
+    #[inline]
+    fn value(&self) -> i8 {
+        // (Saturating: a child's value out of range is reported on its own.)
+        if self.stays {
+            self.captured.saturating_add(*self.child)
+        } else {
+            self.captured.saturating_sub(*self.child)
+        }
+    }
+
+    /// True for a quiet (non-capturing) move: its child is on the same level.
+    #[inline]
+    fn is_quiet(&self) -> bool {
+        self.captured == 0
+    }
+}
+
+/// Appends an [`Edge`] for each of `moves`, in move order, and asks the cache
+/// for each child's value (they are read later, see `check_level`).
+#[inline]
+fn push_edges<'a>(
     index: &Index,
     moves: &MoveList,
     values: &'a [i8],
     lower: &'a Levels,
-) -> [&'a i8; 8] {
-    let mut children = [&0i8; 8];
-    for (slot, m) in children.iter_mut().zip(moves.iter()) {
-        *slot = if m.is_quiet() {
+    edges: &mut Vec<Edge<'a>>,
+) {
+    for m in moves.iter() {
+        let child = if m.is_quiet() {
             &values[index.rank(&m.child).expect("children are stored") as usize]
         } else {
             lower.slot(index, &m.child)
         };
+        prefetch(child);
+        edges.push(Edge {
+            child,
+            captured: m.captured as i8,
+            stays: m.turn == Turn::Stays,
+        });
     }
-    children
 }
 
 const CHUNK: usize = 1 << 14;
@@ -188,38 +224,43 @@ pub fn check_level(
         .flat_map_iter(|(c, (chunk, progress))| {
             let start = (c * CHUNK) as u64;
             let mut found = Vec::new();
-            let mut group = Vec::with_capacity(GROUP);
-            let mut boards = index.boards_from(seeds, start).zip(chunk).enumerate();
+            // A group of boards: `(board in chunk, its first edge)`. Their
+            // children's values are looked up at random, so first all are asked
+            // for, then read.
+            let mut group: Vec<(usize, usize)> = Vec::with_capacity(GROUP);
+            let mut edges: Vec<Edge> = Vec::with_capacity(GROUP * 8);
+            let mut boards = index
+                .boards_from(seeds, start)
+                .take(chunk.len())
+                .enumerate();
             loop {
-                // A group of boards: their children's values are looked up at
-                // random, so first ask for them all, then read them.
                 group.clear();
-                group.extend(boards.by_ref().take(GROUP).map(|(k, (board, &stored))| {
-                    let moves = rules.legal_moves(&board);
-                    let children = child_slots(index, &moves, values, lower);
-                    for slot in &children[..moves.len()] {
-                        prefetch(*slot);
-                    }
-                    (k, board, stored, moves, children)
-                }));
+                edges.clear();
+                for (k, board) in boards.by_ref().take(GROUP) {
+                    group.push((k, edges.len()));
+                    push_edges(index, &rules.legal_moves(&board), values, lower, &mut edges);
+                }
                 if group.is_empty() {
                     break;
                 }
-                for (k, board, stored, moves, children) in &group {
-                    let child_values = children.map(|c| Score::new(*c));
-                    let derived = if (-n..=n).contains(stored) {
-                        progress[*k]
-                            .store(initial_progress(*stored, moves, &child_values), Relaxed);
-                        derive_from(moves, &child_values, n).get()
+                for (g, &(k, first)) in group.iter().enumerate() {
+                    let last = group.get(g + 1).map_or(edges.len(), |next| next.1);
+                    let moves = &edges[first..last];
+                    let stored = chunk[k];
+                    let derived = if (-n..=n).contains(&stored) {
+                        progress[k].store(initial_progress(stored, moves), Relaxed);
+                        derive_from(moves, n)
                     } else {
                         i8::MIN
                     };
-                    if derived != *stored {
+                    if derived != stored {
+                        let i = start + k as u64;
+                        let board = index.unrank(seeds, i).expect("index within level");
                         found.push(Mismatch {
                             seeds,
-                            index: start + *k as u64,
+                            index: i,
                             board: board.pits().to_vec(),
-                            stored: *stored,
+                            stored,
                             derived,
                             reason: if derived == i8::MIN {
                                 format!("value {stored} is outside -{seeds}..={seeds}")
@@ -291,13 +332,12 @@ pub fn check_level(
             continue;
         }
         let board = index.unrank(seeds, i).expect("index within level");
-        let moves = rules.legal_moves(&board);
         mismatches.push(Mismatch {
             seeds,
             index: i,
             board: board.pits().to_vec(),
             stored: values[i as usize],
-            derived: derive(index, &board, &moves, values, lower).get(),
+            derived: derive(rules, index, &board, values, lower).get(),
             reason:
                 "no progress: no sequence of moves reaches this value; endless play would give 0"
                     .into(),
@@ -316,16 +356,12 @@ pub fn check_level(
 
 /// The progress state of a board after the first pass: DONE for value 0, PROVEN
 /// when its proof is at hand, else the number of proofs it waits for.
-/// `children[j]` is the value of the child of `moves`' j-th move.
-fn initial_progress(stored: i8, moves: &MoveList, children: &[Score; 8]) -> u8 {
+fn initial_progress(stored: i8, moves: &[Edge]) -> u8 {
     let quiet = moves.iter().filter(|m| m.is_quiet()).count() as u8;
     match stored {
         0 => DONE,
         v if v > 0 => {
-            let capture_keeps = moves
-                .iter()
-                .zip(children)
-                .any(|(m, &c)| !m.is_quiet() && m.value(c).get() >= v);
+            let capture_keeps = moves.iter().any(|m| !m.is_quiet() && m.value() >= v);
             if capture_keeps {
                 PROVEN
             } else {
@@ -337,19 +373,14 @@ fn initial_progress(stored: i8, moves: &MoveList, children: &[Score; 8]) -> u8 {
     }
 }
 
-/// The value a board's children give it: the best move, or `-n` (the opponent
-/// takes every seed) when there is no move. `children[j]` as above.
-fn derive_from(moves: &MoveList, children: &[Score; 8], n: i8) -> Score {
-    moves
-        .iter()
-        .zip(children)
-        .map(|(m, &c)| m.value(c))
-        .max()
-        .unwrap_or(Score::new(-n))
+/// The value a board's moves give it: the best move, or `-n` (the opponent
+/// takes every seed) when there is no move.
+fn derive_from(moves: &[Edge], n: i8) -> i8 {
+    moves.iter().map(Edge::value).max().unwrap_or(-n)
 }
 
 /// Boards whose children are looked up together in the first pass.
-const GROUP: usize = 16;
+const GROUP: usize = 32;
 
 /// The shared pieces of the progress walk.
 struct Prover<'a> {
@@ -428,5 +459,5 @@ pub fn value_of(rules: Rules, board: &Board, levels: &Levels) -> Score {
     let own = levels
         .get(board.seeds())
         .expect("the board's level is loaded");
-    derive(index, board, &rules.legal_moves(board), own, levels)
+    derive(rules, index, board, own, levels)
 }
