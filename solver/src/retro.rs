@@ -27,6 +27,17 @@
 //!   frontier in the nibble costs no memory; a small bitmap of dirty blocks
 //!   (one bit per [`BLOCK`] boards) keeps the scan for marks short.
 //!
+//! ## Frontier lists
+//! A board found by a mark must be unranked before its parents can be made,
+//! and unranking costs more than all the rest of a visit. Boards decided during
+//! propagation are found by un-moving a child, so their board is at hand: they
+//! go onto a list of the next generation as `(board, lost)` instead, their
+//! nibble set straight to [`DONE`]. The lists of one generation may hold at most
+//! [`LIST_SHARE`] of the level's boards (18 bytes each; on the 6-pit levels
+//! measured, a generation never held more than 2% of a level); past that,
+//! decisions fall back to marks. Boards seeded from `B` are found by a sweep
+//! over the indices and keep using marks.
+//!
 //! ## Threads
 //! The initial pass and the stage seeding own disjoint index ranges and store
 //! plainly. Propagation updates parents anywhere in the level, so a parent's
@@ -35,10 +46,10 @@
 //! board is decided once whatever the number of threads. The values found do not
 //! depend on the order of work: the output is identical for any thread count.
 
-use std::sync::atomic::{AtomicI8, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicI8, AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
 
 use awari_dbformat::cache::prefetch;
-use awari_dbformat::{Index, Move, Rules, Score};
+use awari_dbformat::{Board, Index, Move, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -59,8 +70,15 @@ pub const BLOCK: u64 = 64;
 /// Boards per task of the sequential passes (even, so that tasks own whole bytes).
 const CHUNK: usize = 1 << 16;
 
-/// The bytes of solver state per board of the level being built (value + nibble).
-pub const STATE_BYTES_PER_BOARD: f64 = 1.5;
+/// The share of a level's boards the frontier lists of one generation may hold.
+pub const LIST_SHARE: u64 = 32;
+/// Frontier list entries a task takes from the shared allowance at a time.
+const LIST_GRANT: usize = 1024;
+
+/// The bytes of solver state per board of the level being built: value and
+/// nibble (1.5), plus the frontier lists at their fullest (18 bytes per entry,
+/// one board in [`LIST_SHARE`]).
+pub const STATE_BYTES_PER_BOARD: f64 = 1.5 + 18.0 / LIST_SHARE as f64;
 
 /// What happened at one threshold stage.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -351,59 +369,90 @@ fn run_stage(
     });
     progress.inc(wins.load(Relaxed) + losses.load(Relaxed));
 
-    // Propagation, generation by generation.
+    // Propagation, generation by generation. The frontier of a generation is
+    // its list (boards at hand) and its marks (boards to unrank).
     let mut generations = 0;
     let (mut current, mut next) = (0usize, 1usize);
     let (mut cur_mark, mut next_mark) = (MARK_A, MARK_B);
+    let mut frontier: Vec<(Board, bool)> = Vec::new();
+    let allowance = (state.size / LIST_SHARE) as usize;
     loop {
-        if !state.any_dirty(current) {
+        if frontier.is_empty() && !state.any_dirty(current) {
             break;
         }
         generations += 1;
-        // One task per word of the dirty map: 64 blocks of BLOCK boards.
-        state.dirty[current]
-            .par_iter()
-            .enumerate()
-            .with_min_len(64)
-            .for_each(|(word_index, word)| {
-                let mut bits = word.swap(0, Relaxed);
-                let mut batch = ParentBatch::new(state, k, next, next_mark);
-                let cells = state.cells();
-                while bits != 0 {
-                    let block = word_index as u64 * 64 + u64::from(bits.trailing_zeros());
-                    bits &= bits - 1;
-                    let start = block * BLOCK;
-                    let end = (start + BLOCK).min(state.size);
-                    // Marked boards of the block. Other threads may change the
-                    // nibble bytes meanwhile, but never a marked nibble (they only
-                    // touch undecided boards), so one load per byte is enough.
-                    let marked = (start / 2..end.div_ceil(2)).flat_map(|b| {
-                        let byte = cells.nibbles[b as usize].load(Relaxed);
-                        [(2 * b, byte & 0xF), (2 * b + 1, byte >> 4)]
+        let room = AtomicUsize::new(allowance);
+        let next_of = |batch: ParentBatch| -> Vec<(Board, bool)> {
+            wins.fetch_add(batch.wins, Relaxed);
+            losses.fetch_add(batch.losses, Relaxed);
+            progress.inc(batch.wins + batch.losses);
+            batch.list
+        };
+        // The listed boards, a slice per task.
+        let mut lists: Vec<Vec<(Board, bool)>> = frontier
+            .par_chunks(LIST_GRANT)
+            .map(|chunk| {
+                let mut batch = ParentBatch::new(state, k, next, next_mark, &room);
+                for &(board, lost) in chunk {
+                    rules.for_each_unmove(&board, |parent, _pit| {
+                        // A parent with a full opponent row is not stored.
+                        if let Some(q) = index.rank(&parent) {
+                            batch.push(q, parent, lost);
+                        }
                     });
-                    for (i, nibble) in marked {
-                        if nibble != cur_mark || i >= end {
-                            continue;
-                        }
-                        cells.set_done(i);
-                        let child_in_loss = cells.value(i).load(Relaxed) < 0;
-                        let board = index.unrank(seeds, i).expect("index within the level");
-                        rules.for_each_unmove(&board, |parent, _pit| {
-                            // A parent with a full opponent row is not stored.
-                            if let Some(q) = index.rank(&parent) {
-                                batch.push(q, child_in_loss);
-                            }
-                        });
-                        if batch.is_full() {
-                            batch.apply();
-                        }
+                    if batch.is_full() {
+                        batch.apply();
                     }
                 }
                 batch.apply();
-                wins.fetch_add(batch.wins, Relaxed);
-                losses.fetch_add(batch.losses, Relaxed);
-                progress.inc(batch.wins + batch.losses);
-            });
+                next_of(batch)
+            })
+            .collect();
+        // The marked boards, one task per word of the dirty map (64 blocks).
+        lists.extend(
+            state.dirty[current]
+                .par_iter()
+                .enumerate()
+                .with_min_len(64)
+                .map(|(word_index, word)| {
+                    let mut bits = word.swap(0, Relaxed);
+                    let mut batch = ParentBatch::new(state, k, next, next_mark, &room);
+                    let cells = state.cells();
+                    while bits != 0 {
+                        let block = word_index as u64 * 64 + u64::from(bits.trailing_zeros());
+                        bits &= bits - 1;
+                        let start = block * BLOCK;
+                        let end = (start + BLOCK).min(state.size);
+                        // Marked boards of the block. Other threads may change the
+                        // nibble bytes meanwhile, but never a marked nibble (they
+                        // only touch undecided boards), so one load per byte is enough.
+                        let marked = (start / 2..end.div_ceil(2)).flat_map(|b| {
+                            let byte = cells.nibbles[b as usize].load(Relaxed);
+                            [(2 * b, byte & 0xF), (2 * b + 1, byte >> 4)]
+                        });
+                        for (i, nibble) in marked {
+                            if nibble != cur_mark || i >= end {
+                                continue;
+                            }
+                            cells.set_done(i);
+                            let lost = cells.value(i).load(Relaxed) < 0;
+                            let board = index.unrank(seeds, i).expect("index within the level");
+                            rules.for_each_unmove(&board, |parent, _pit| {
+                                if let Some(q) = index.rank(&parent) {
+                                    batch.push(q, parent, lost);
+                                }
+                            });
+                            if batch.is_full() {
+                                batch.apply();
+                            }
+                        }
+                    }
+                    batch.apply();
+                    next_of(batch)
+                })
+                .collect::<Vec<_>>(),
+        );
+        frontier = lists.concat();
         std::mem::swap(&mut current, &mut next);
         std::mem::swap(&mut cur_mark, &mut next_mark);
     }
@@ -422,7 +471,8 @@ fn run_stage(
 /// Instead the parents of a few frontier boards are collected, their bytes are
 /// prefetched as they are collected, and the updates are applied together, when
 /// most of the bytes have arrived. Updates within a generation commute (counters
-/// only fall, marks only go to the next generation), so the order does not matter.
+/// only fall, decided boards only join the next generation), so the order does
+/// not matter.
 struct ParentBatch<'a> {
     state: &'a State,
     cells: Cells<'a>,
@@ -430,8 +480,14 @@ struct ParentBatch<'a> {
     /// The dirty map and the mark of the next generation.
     next: usize,
     next_mark: u8,
-    /// `(parent index, whether the child that told it is lost)`.
-    parents: Vec<(u64, bool)>,
+    /// `(parent index, parent, whether the child that told it is lost)`.
+    parents: Vec<(u64, Board, bool)>,
+    /// The boards this task decided and listed for the next generation.
+    list: Vec<(Board, bool)>,
+    /// List entries granted to this task and not used yet.
+    granted: usize,
+    /// The allowance of list entries left for the next generation.
+    room: &'a AtomicUsize,
     wins: u64,
     losses: u64,
 }
@@ -441,7 +497,13 @@ impl<'a> ParentBatch<'a> {
     /// latency, few enough that the prefetched lines are still in the cache.
     const SIZE: usize = 48;
 
-    fn new(state: &'a State, k: i8, next: usize, next_mark: u8) -> ParentBatch<'a> {
+    fn new(
+        state: &'a State,
+        k: i8,
+        next: usize,
+        next_mark: u8,
+        room: &'a AtomicUsize,
+    ) -> ParentBatch<'a> {
         ParentBatch {
             state,
             cells: state.cells(),
@@ -449,34 +511,64 @@ impl<'a> ParentBatch<'a> {
             next,
             next_mark,
             parents: Vec::with_capacity(Self::SIZE + 2 * awari_dbformat::MAX_PITS as usize * 8),
+            list: Vec::new(),
+            granted: 0,
+            room,
             wins: 0,
             losses: 0,
         }
     }
 
     #[inline]
-    fn push(&mut self, q: u64, child_in_loss: bool) {
+    fn push(&mut self, q: u64, parent: Board, child_in_loss: bool) {
         prefetch(&self.cells.nibbles[(q / 2) as usize]);
         prefetch(self.cells.value(q));
-        self.parents.push((q, child_in_loss));
+        self.parents.push((q, parent, child_in_loss));
     }
 
     fn is_full(&self) -> bool {
         self.parents.len() >= Self::SIZE
     }
 
+    /// True when one more decided board may go onto the list (taking a grant of
+    /// [`LIST_GRANT`] entries from the shared allowance when this task has none).
+    fn may_list(&mut self) -> bool {
+        if self.granted == 0 {
+            self.granted = self
+                .room
+                .fetch_update(Relaxed, Relaxed, |r| Some(r.saturating_sub(LIST_GRANT)))
+                .map_or(0, |r| r.min(LIST_GRANT));
+        }
+        self.granted > 0
+    }
+
+    /// Marks or lists a board just decided (its nibble already says so).
+    fn decided(&mut self, q: u64, parent: Board, listed: bool, lost: bool) {
+        if listed {
+            self.granted -= 1;
+            self.list.push((parent, lost));
+        } else {
+            self.state.mark_dirty(self.next, q);
+        }
+    }
+
     /// Tells every collected parent; see `run_stage`.
     fn apply(&mut self) {
-        let (cells, k, next_mark) = (self.cells, self.k, self.next_mark);
-        for &(q, child_in_loss) in &self.parents {
+        let (cells, k) = (self.cells, self.k);
+        let parents = std::mem::take(&mut self.parents);
+        for &(q, parent, child_in_loss) in &parents {
+            // A board decided here is listed (nibble DONE: it needs no finding)
+            // while the allowance lasts, else marked for the next generation.
+            let listed = self.may_list();
+            let decided_nibble = if listed { DONE } else { self.next_mark };
             if child_in_loss {
                 // The parent can move into a lost position: it wins k.
                 if cells
-                    .update_nibble(q, |n| (n <= 8).then_some(next_mark))
+                    .update_nibble(q, |n| (n <= 8).then_some(decided_nibble))
                     .is_some()
                 {
                     cells.value(q).store(k, Relaxed);
-                    self.state.mark_dirty(self.next, q);
+                    self.decided(q, parent, listed, false);
                     self.wins += 1;
                 }
             } else {
@@ -484,7 +576,7 @@ impl<'a> ParentBatch<'a> {
                 // give at most -k, the parent loses k. B(q) is read only then:
                 // most updates touch the nibble alone.
                 let old = cells.update_nibble(q, |n| match n {
-                    1 if cells.value(q).load(Relaxed) <= -k => Some(next_mark),
+                    1 if cells.value(q).load(Relaxed) <= -k => Some(decided_nibble),
                     1..=8 => Some(n - 1),
                     _ => None,
                 });
@@ -492,11 +584,12 @@ impl<'a> ParentBatch<'a> {
                 // thread writes q's value after that swap.
                 if old == Some(1) && cells.value(q).load(Relaxed) <= -k {
                     cells.value(q).store(-k, Relaxed);
-                    self.state.mark_dirty(self.next, q);
+                    self.decided(q, parent, listed, true);
                     self.losses += 1;
                 }
             }
         }
+        self.parents = parents;
         self.parents.clear();
     }
 }
