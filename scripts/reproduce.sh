@@ -22,7 +22,7 @@ for r in $rules; do
     pits=${game%x*} per=${game#*x}
     dir="$root/$r-p$pits"
     t0=$(date +%s.%N)
-    "$solve" --db "$dir" --rules "$r" --pits "$pits" --start "$per" --json > /dev/null
+    "$solve" --db "$dir" --rules "$r" --pits "$pits" --start "$per" --certificate --json > /dev/null
     t1=$(date +%s.%N)
     out=$("$probe" verify --db "$dir" --rules "$r" --pits "$pits" --start "$per" --json)
     t2=$(date +%s.%N)

@@ -35,8 +35,24 @@
 //! parent can only leave a board unproven (reported), never prove it.
 //! The proofs found do not depend on the order of work (they are the least
 //! fixpoint of the rules above), so the result is the same for any thread count.
+//!
+//! ## Certificates
+//! The solver can also write, per level, the generation of its threshold stage
+//! in which it decided each board (`awari-solve --certificate`, file format in
+//! `awari_dbformat::file::certificate`). With it the proofs are checked in the
+//! forward pass, with no search: a board `v = k > 0` is *certified* when a
+//! capture keeps `k` or a quiet child worth `-k` has a smaller generation; a
+//! board `v = -k < 0` when every quiet child is worth more than `k`, or `k` with
+//! a smaller generation. If every board is certified, every board is proven:
+//! by induction on `|v|` from the largest down and, within one `|v|`, on the
+//! generation, each certified board meets the rules above with proofs found
+//! earlier (a win's child is a loss of the same `|v|` and a smaller generation;
+//! a loss's children are wins of a larger `|v|`, or of the same `|v|` and a
+//! smaller generation). If any board is not certified, the certificate is set
+//! aside and the search runs as without one; so the result never depends on the
+//! certificate, which is never trusted, only used to skip work.
 
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Arc;
 
 use awari_dbformat::cache::prefetch;
@@ -71,6 +87,9 @@ pub struct LevelCheck {
     pub recurrence_errors: u64,
     /// Non-zero boards whose value could not be proven reachable.
     pub unproven: u64,
+    /// True when the level's certificate proved every non-zero value, so no
+    /// proof search was needed.
+    pub certified: bool,
     /// The first mismatching boards (at most the limit given).
     pub mismatches: Vec<Mismatch>,
 }
@@ -137,6 +156,8 @@ fn derive(rules: Rules, index: &Index, board: &Board, values: &[i8], lower: &Lev
 #[derive(Clone, Copy)]
 struct Edge<'a> {
     child: &'a i8,
+    /// The child's index in the level, for a quiet move (unused for a capture).
+    index: usize,
     captured: i8,
     /// The turn stays with the mover (a grand slam under `grand-slam-replay`).
     stays: bool,
@@ -172,14 +193,16 @@ fn push_edges<'a>(
     edges: &mut Vec<Edge<'a>>,
 ) {
     for m in moves.iter() {
-        let child = if m.is_quiet() {
-            &values[index.rank(&m.child).expect("children are stored") as usize]
+        let (child, at) = if m.is_quiet() {
+            let at = index.rank(&m.child).expect("children are stored") as usize;
+            (&values[at], at)
         } else {
-            lower.slot(index, &m.child)
+            (lower.slot(index, &m.child), 0)
         };
         prefetch(child);
         edges.push(Edge {
             child,
+            index: at,
             captured: m.captured as i8,
             stays: m.turn == Turn::Stays,
         });
@@ -208,6 +231,26 @@ pub fn check_level(
     limit: usize,
     tick: &(dyn Fn(u64) + Sync),
 ) -> LevelCheck {
+    check_level_with(rules, seeds, values, lower, None, limit, tick)
+}
+
+/// Like [`check_level`], with the level's certificate when there is one: the
+/// generation in which the solver decided each board (see the module docs,
+/// "Certificates"). The result is the same with or without it; a certificate
+/// that proves every value only saves the proof search, and one that does not
+/// (wrong, forged, or of a level with errors) is set aside.
+pub fn check_level_with(
+    rules: Rules,
+    seeds: u32,
+    values: &[i8],
+    lower: &Levels,
+    certificate: Option<&[u16]>,
+    limit: usize,
+    tick: &(dyn Fn(u64) + Sync),
+) -> LevelCheck {
+    let certificate = certificate.filter(|c| c.len() == values.len());
+    // Boards whose value the certificate does not prove at once.
+    let uncertified = AtomicU64::new(0);
     let index = Index::for_pits(rules.pits());
     let n = seeds as i8;
     // Per board: a counter of proofs still needed, or PROVEN / DONE.
@@ -238,7 +281,13 @@ pub fn check_level(
                 edges.clear();
                 for (k, board) in boards.by_ref().take(GROUP) {
                     group.push((k, edges.len()));
+                    let first = edges.len();
                     push_edges(index, &rules.legal_moves(&board), values, lower, &mut edges);
+                    if let Some(generations) = certificate {
+                        for e in edges[first..].iter().filter(|e| e.is_quiet()) {
+                            prefetch(&generations[e.index]);
+                        }
+                    }
                 }
                 if group.is_empty() {
                     break;
@@ -247,6 +296,11 @@ pub fn check_level(
                     let last = group.get(g + 1).map_or(edges.len(), |next| next.1);
                     let moves = &edges[first..last];
                     let stored = chunk[k];
+                    if let Some(generations) = certificate {
+                        if !certified(stored, generations[start as usize + k], moves, generations) {
+                            uncertified.fetch_add(1, Relaxed);
+                        }
+                    }
                     let derived = if (-n..=n).contains(&stored) {
                         progress[k].store(initial_progress(stored, moves), Relaxed);
                         derive_from(moves, n)
@@ -278,51 +332,61 @@ pub fn check_level(
     mismatches.sort_by_key(|m| m.index);
     let recurrence_errors = mismatches.len() as u64;
 
-    // 2. Progress: every proven board tells its parents, see the module docs.
-    let prover = Prover {
-        rules,
-        index,
-        values,
-        progress: &progress,
-    };
-    progress
-        .par_chunks(CHUNK)
-        .enumerate()
-        .for_each(|(c, chunk)| {
-            let mut todo = Vec::new();
-            let mut parents = Vec::new();
-            // The boards walk along with their states, so no board is unranked:
-            // the ones proven later come with the board that told them.
-            let boards = index.boards_from(seeds, (c * CHUNK) as u64);
-            for (k, (state, board)) in chunk.iter().zip(boards).enumerate() {
-                // Claim each board proven by the first pass (the walks only ever
-                // prove pending boards, so no one else does).
-                if state
-                    .compare_exchange(PROVEN, DONE, Relaxed, Relaxed)
-                    .is_ok()
-                {
-                    todo.push(((c * CHUNK + k) as u64, board));
+    // 2. Progress: proven by the certificate, or else every proven board tells
+    // its parents (see the module docs).
+    let certified_all = certificate.is_some() && uncertified.load(Relaxed) == 0;
+    if certified_all {
+        tick(values.len() as u64 - values.len() as u64 / 2);
+    } else {
+        let prover = Prover {
+            rules,
+            index,
+            values,
+            progress: &progress,
+        };
+        progress
+            .par_chunks(CHUNK)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                let mut todo = Vec::new();
+                let mut parents = Vec::new();
+                // The boards walk along with their states, so no board is unranked:
+                // the ones proven later come with the board that told them.
+                let boards = index.boards_from(seeds, (c * CHUNK) as u64);
+                for (k, (state, board)) in chunk.iter().zip(boards).enumerate() {
+                    // Claim each board proven by the first pass (the walks only ever
+                    // prove pending boards, so no one else does).
+                    if state
+                        .compare_exchange(PROVEN, DONE, Relaxed, Relaxed)
+                        .is_ok()
+                    {
+                        todo.push(((c * CHUNK + k) as u64, board));
+                    }
+                    // Work through what is claimed before the list grows long: a few
+                    // boards at a time, so that their parents' bytes can be asked for
+                    // together (see `Prover::tell_parents`).
+                    while todo.len() >= TOLD_TOGETHER {
+                        prover.tell_parents(&mut todo, &mut parents);
+                    }
                 }
-                // Work through what is claimed before the list grows long: a few
-                // boards at a time, so that their parents' bytes can be asked for
-                // together (see `Prover::tell_parents`).
-                while todo.len() >= TOLD_TOGETHER {
+                while !todo.is_empty() {
                     prover.tell_parents(&mut todo, &mut parents);
                 }
-            }
-            while !todo.is_empty() {
-                prover.tell_parents(&mut todo, &mut parents);
-            }
-            tick(chunk.len() as u64 - chunk.len() as u64 / 2);
-        });
+                tick(chunk.len() as u64 - chunk.len() as u64 / 2);
+            });
+    }
 
     // 3. What is left unproven.
-    let unproven_boards: Vec<u64> = progress
-        .par_iter()
-        .enumerate()
-        .filter(|(_, s)| s.load(Relaxed) != DONE)
-        .map(|(i, _)| i as u64)
-        .collect();
+    let unproven_boards: Vec<u64> = if certified_all {
+        Vec::new()
+    } else {
+        progress
+            .par_iter()
+            .enumerate()
+            .filter(|(_, s)| s.load(Relaxed) != DONE)
+            .map(|(i, _)| i as u64)
+            .collect()
+    };
     let unproven = unproven_boards.len() as u64;
     for &i in &unproven_boards {
         if mismatches.len() >= limit.max(1) * 2 {
@@ -350,7 +414,30 @@ pub fn check_level(
         boards: values.len() as u64,
         recurrence_errors,
         unproven,
+        certified: certified_all,
         mismatches,
+    }
+}
+
+/// True when the certificate (`generations`, the board's own is `own`) proves
+/// the value `stored` of a board with `moves` at once: a win keeps its value by
+/// a capture, or by a quiet move to a loss decided in an earlier generation; a
+/// loss `-k` has only quiet children worth more than `k`, or worth `k` and
+/// decided earlier. See the module docs, "Certificates".
+fn certified(stored: i8, own: u16, moves: &[Edge], generations: &[u16]) -> bool {
+    match stored {
+        0 => true,
+        v if v > 0 => moves.iter().any(|m| {
+            if m.is_quiet() {
+                *m.child == -v && generations[m.index] < own
+            } else {
+                m.value() >= v
+            }
+        }),
+        v => moves.iter().filter(|m| m.is_quiet()).all(|m| {
+            let child = *m.child;
+            child > -v || (child == -v && generations[m.index] < own)
+        }),
     }
 }
 

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use awari_dbformat::{Index, Rules};
-use awari_probe::verify::{check_level, Levels};
+use awari_probe::verify::{check_level, check_level_with, Levels};
 
 #[test]
 fn a_draw_turned_into_a_win_is_unproven() {
@@ -42,4 +42,61 @@ fn a_draw_turned_into_a_win_is_unproven() {
         assert!(check.unproven >= 1, "value {fake}: {check:?}");
         assert_eq!(check.mismatches[0].index, drawn);
     }
+}
+
+/// The same checks with certificates: the solver's own proves the true level in
+/// one pass; a wrong, forged or empty one is set aside and changes nothing.
+#[test]
+fn certificates_prove_true_levels_and_change_no_result() {
+    let rules = Rules::default();
+    let index = Index::for_pits(rules.pits());
+    let n = 10;
+    let mut levels = Levels::default();
+    let lower = awari_solver::solve_in_memory(rules, n - 1);
+    for (seeds, values) in lower.iter().enumerate() {
+        levels.insert(seeds as u32, Arc::from(&values[..]));
+    }
+    let mut below = awari_solver::lower::LowerLevels::new(rules.pits());
+    for (seeds, values) in lower.iter().enumerate() {
+        below.insert(seeds as u32, values.clone());
+    }
+    let hidden = indicatif::ProgressBar::hidden();
+    let solved = awari_solver::retro::solve_level_with(rules, n, &below, &hidden, true);
+    let values = solved.values.to_vec();
+    let certificate = solved.generations.expect("recorded").to_vec();
+
+    let with = check_level_with(rules, n, &values, &levels, Some(&certificate), 10, &|_| {});
+    assert!(with.ok() && with.certified, "{with:?}");
+
+    // Forged certificates: all equal (no board proves another), and scrambled.
+    let flat = vec![7u16; values.len()];
+    let scrambled: Vec<u16> = (0..values.len())
+        .map(|i| certificate[(i * 7919) % values.len()])
+        .collect();
+    let drawn = (0..values.len() as u64)
+        .find(|&i| {
+            let moves = rules.legal_moves(&index.unrank(n, i).unwrap());
+            values[i as usize] == 0
+                && !moves.is_empty()
+                && moves
+                    .iter()
+                    .all(|m| m.is_quiet() && values[index.rank(&m.child).unwrap() as usize] == 0)
+        })
+        .expect("such a board in level 10");
+    let mut wrong = values.clone();
+    wrong[drawn as usize] = 1;
+    for level in [&values, &wrong] {
+        let plain = check_level(rules, n, level, &levels, 10, &|_| {});
+        for cert in [&certificate, &flat, &scrambled] {
+            let check = check_level_with(rules, n, level, &levels, Some(cert), 10, &|_| {});
+            assert_eq!(check.ok(), plain.ok());
+            assert_eq!(check.recurrence_errors, plain.recurrence_errors);
+            assert_eq!(check.unproven, plain.unproven);
+            assert_eq!(check.mismatches, plain.mismatches);
+        }
+    }
+    let flat_check = check_level_with(rules, n, &values, &levels, Some(&flat), 10, &|_| {});
+    assert!(flat_check.ok() && !flat_check.certified);
+    let wrong_check = check_level_with(rules, n, &wrong, &levels, Some(&certificate), 10, &|_| {});
+    assert!(!wrong_check.certified && wrong_check.unproven >= 1);
 }

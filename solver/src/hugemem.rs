@@ -7,7 +7,7 @@
 //! on this machine, so every large array of the solver lives in one of these.
 
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicI8, AtomicU8};
+use std::sync::atomic::{AtomicI8, AtomicU16, AtomicU8};
 
 use memmap2::{Advice, MmapMut};
 
@@ -57,6 +57,24 @@ impl HugeArray {
         unsafe { std::slice::from_raw_parts(self.as_ptr().cast::<AtomicI8>(), self.len) }
     }
 
+    /// The bytes as `len / 2` 16-bit atomics (native byte order).
+    pub fn as_atomic_u16(&self) -> &[AtomicU16] {
+        // SAFETY: the memory is page aligned (or the slice empty), AtomicU16 has
+        // the layout of u16, and every access while this borrow lives goes
+        // through the atomics.
+        let ptr = self.as_ptr().cast::<AtomicU16>();
+        assert!(self.len == 0 || ptr.is_aligned());
+        unsafe { std::slice::from_raw_parts(ptr, self.len / 2) }
+    }
+
+    /// The bytes as `len / 2` 16-bit numbers (native byte order).
+    pub fn as_u16(&self) -> &[u16] {
+        // SAFETY: as for `as_atomic_u16`.
+        let ptr = self.as_ptr().cast::<u16>();
+        assert!(self.len == 0 || ptr.is_aligned());
+        unsafe { std::slice::from_raw_parts(ptr, self.len / 2) }
+    }
+
     /// The bytes as signed values.
     pub fn as_i8(&self) -> &[i8] {
         // SAFETY: i8 and u8 have the same layout.
@@ -103,5 +121,29 @@ impl Deref for Values {
     type Target = [i8];
     fn deref(&self) -> &[i8] {
         self.0.as_i8()
+    }
+}
+
+/// The generation in which each board of a solved level was decided (within its
+/// threshold stage), one `u16` per board in index order: the content of a
+/// certificate file ([`awari_dbformat::file::certificate`]).
+pub struct Generations(HugeArray);
+
+impl Generations {
+    /// Zero for each of `boards` boards.
+    pub fn zeroed(boards: u64) -> Generations {
+        Generations(HugeArray::zeroed(2 * boards as usize))
+    }
+
+    /// The entries as atomics, for the solver's threads.
+    pub fn as_atomic(&self) -> &[AtomicU16] {
+        self.0.as_atomic_u16()
+    }
+}
+
+impl Deref for Generations {
+    type Target = [u16];
+    fn deref(&self) -> &[u16] {
+        self.0.as_u16()
     }
 }

@@ -46,14 +46,14 @@
 //! board is decided once whatever the number of threads. The values found do not
 //! depend on the order of work: the output is identical for any thread count.
 
-use std::sync::atomic::{AtomicI8, AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicI8, AtomicU16, AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
 
 use awari_dbformat::cache::prefetch;
 use awari_dbformat::{Board, Index, Move, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
-use crate::hugemem::{HugeArray, Values};
+use crate::hugemem::{Generations, HugeArray, Values};
 use crate::lower::LowerLevels;
 
 /// `values[i]` of a board with no capturing move and at least one quiet move.
@@ -101,6 +101,9 @@ pub struct SolvedLevel {
     pub stages: Vec<Stage>,
     /// Seconds spent in the initial pass (captures and counters).
     pub init_seconds: f64,
+    /// When asked for: the generation of its stage in which each board was
+    /// decided (0 when seeded, and for value 0), the level's certificate.
+    pub generations: Option<Generations>,
 }
 
 /// Solves the level of `seeds` seeds under `rules`.
@@ -114,9 +117,25 @@ pub fn solve_level(
     lower: &LowerLevels,
     progress: &ProgressBar,
 ) -> SolvedLevel {
+    solve_level_with(rules, seeds, lower, progress, false)
+}
+
+/// Like [`solve_level`]; with `record_generations`, also records in which
+/// generation each board was decided ([`SolvedLevel::generations`], 2 more
+/// bytes per board while solving).
+pub fn solve_level_with(
+    rules: Rules,
+    seeds: u32,
+    lower: &LowerLevels,
+    progress: &ProgressBar,
+    record_generations: bool,
+) -> SolvedLevel {
     let index = Index::for_pits(rules.pits());
     let size = index.level_size(seeds);
-    let state = State::new(size);
+    let mut state = State::new(size);
+    if record_generations {
+        state.generations = Some(Generations::zeroed(size));
+    }
     let started = std::time::Instant::now();
     init(rules, seeds, index, lower, &state, progress);
     let init_seconds = started.elapsed().as_secs_f64();
@@ -130,10 +149,12 @@ pub fn solve_level(
         }
     }
     progress.set_message("done");
+    let generations = state.generations.take();
     SolvedLevel {
         values: state.into_values(),
         stages,
         init_seconds,
+        generations,
     }
 }
 
@@ -144,6 +165,8 @@ struct State {
     /// Dirty blocks of the current and the next generation.
     dirty: [Vec<AtomicU64>; 2],
     size: u64,
+    /// When recorded: the generation in which each board was decided.
+    generations: Option<Generations>,
 }
 
 impl State {
@@ -158,6 +181,7 @@ impl State {
                 (0..words).map(|_| AtomicU64::new(0)).collect(),
             ],
             size,
+            generations: None,
         }
     }
 
@@ -392,7 +416,7 @@ fn run_stage(
         let mut lists: Vec<Vec<(Board, bool)>> = frontier
             .par_chunks(LIST_GRANT)
             .map(|chunk| {
-                let mut batch = ParentBatch::new(state, k, next, next_mark, &room);
+                let mut batch = ParentBatch::new(state, k, generations, next, next_mark, &room);
                 for &(board, lost) in chunk {
                     rules.for_each_unmove(&board, |parent, _pit| {
                         // A parent with a full opponent row is not stored.
@@ -416,7 +440,7 @@ fn run_stage(
                 .with_min_len(64)
                 .map(|(word_index, word)| {
                     let mut bits = word.swap(0, Relaxed);
-                    let mut batch = ParentBatch::new(state, k, next, next_mark, &room);
+                    let mut batch = ParentBatch::new(state, k, generations, next, next_mark, &room);
                     let cells = state.cells();
                     while bits != 0 {
                         let block = word_index as u64 * 64 + u64::from(bits.trailing_zeros());
@@ -477,6 +501,9 @@ struct ParentBatch<'a> {
     state: &'a State,
     cells: Cells<'a>,
     k: i8,
+    /// The generation boards decided here belong to, and where it is recorded.
+    generation: u16,
+    recorded: Option<&'a [AtomicU16]>,
     /// The dirty map and the mark of the next generation.
     next: usize,
     next_mark: u8,
@@ -500,6 +527,7 @@ impl<'a> ParentBatch<'a> {
     fn new(
         state: &'a State,
         k: i8,
+        generation: u32,
         next: usize,
         next_mark: u8,
         room: &'a AtomicUsize,
@@ -508,6 +536,8 @@ impl<'a> ParentBatch<'a> {
             state,
             cells: state.cells(),
             k,
+            generation: generation.min(u32::from(u16::MAX)) as u16,
+            recorded: state.generations.as_ref().map(Generations::as_atomic),
             next,
             next_mark,
             parents: Vec::with_capacity(Self::SIZE + 2 * awari_dbformat::MAX_PITS as usize * 8),
@@ -544,6 +574,9 @@ impl<'a> ParentBatch<'a> {
 
     /// Marks or lists a board just decided (its nibble already says so).
     fn decided(&mut self, q: u64, parent: Board, listed: bool, lost: bool) {
+        if let Some(recorded) = self.recorded {
+            recorded[q as usize].store(self.generation, Relaxed);
+        }
         if listed {
             self.granted -= 1;
             self.list.push((parent, lost));

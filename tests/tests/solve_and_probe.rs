@@ -293,6 +293,8 @@ fn verify_settles_the_one_seed_game() {
 
 #[test]
 fn one_and_two_threads_write_identical_files() {
+    // (The one-thread build also writes certificates: they change no level file,
+    // and verify proves each level with its certificate.)
     let dir = scratch("threads1");
     ok_stdout(&run(
         "awari-solve",
@@ -303,6 +305,7 @@ fn one_and_two_threads_write_identical_files() {
             "14",
             "--threads",
             "1",
+            "--certificate",
             "--json",
         ],
     ));
@@ -315,6 +318,34 @@ fn one_and_two_threads_write_identical_files() {
             "{name} differs between 1 and 2 threads"
         );
     }
+
+    let d = dir.to_str().unwrap();
+    let verify = |dir: &str| -> Value {
+        let out = ok_stdout(&run("awari-probe", &["verify", "--db", dir, "--json"]));
+        serde_json::from_str(&out).unwrap()
+    };
+    let v = verify(d);
+    assert_eq!(v["ok"], true);
+    let levels = v["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 15);
+    // Every level, the tiny ones included, is proven by its certificate.
+    assert!(levels.iter().all(|l| l["certified"] == true), "{v}");
+
+    // A damaged certificate is set aside with a warning: same verdict, by search.
+    let cert = dir.join("awari-p6-n14.cert");
+    let mut bytes = std::fs::read(&cert).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x40;
+    std::fs::write(&cert, bytes).unwrap();
+    let out = run(
+        "awari-probe",
+        &["verify", "--db", d, "--levels", "14", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("awari-p6-n14.cert"));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["levels"][0]["certified"], false);
 }
 
 #[test]

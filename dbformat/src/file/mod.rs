@@ -95,6 +95,7 @@
 //! ([`EncodingChoice::Raw`]) where lookup latency matters more than size.
 
 pub mod ans;
+pub mod certificate;
 pub mod codec;
 pub mod context;
 pub mod layout;
@@ -110,6 +111,7 @@ use crate::index::Index;
 use crate::rules::{RuleSet, Rules};
 
 pub use ans::AnsModel;
+pub use certificate::{certificate_path, read_certificate, write_certificate};
 pub use codec::{Encoding, Model, RankModel};
 pub use reader::LevelReader;
 pub use writer::{

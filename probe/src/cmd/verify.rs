@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use awari_dbformat::file::LevelReader;
+use awari_dbformat::file::{self, LevelId, LevelReader};
 use awari_dbformat::{Board, Rules};
 use awari_probe::verify::{self, LevelCheck, Levels};
 use awari_probe::ProbeError;
@@ -113,9 +113,17 @@ pub fn run(args: Args) -> CmdResult {
             Err(e) => return Err(e.into()),
         };
         if check {
+            let certificate = read_certificate(tb.dir(), LevelId::new(rules, seeds));
             let bar = progress_bar(!args.json, seeds, values.len() as u64);
-            let result =
-                verify::check_level(rules, seeds, &values, &levels, args.limit, &|n| bar.inc(n));
+            let result = verify::check_level_with(
+                rules,
+                seeds,
+                &values,
+                &levels,
+                certificate.as_deref(),
+                args.limit,
+                &|n| bar.inc(n),
+            );
             bar.finish_and_clear();
             let secs = t.elapsed().as_secs_f64();
             if !args.json {
@@ -136,6 +144,7 @@ pub fn run(args: Args) -> CmdResult {
             "levels": checks.iter().map(|(c, sums, secs)| serde_json::json!({
                 "seeds": c.seeds, "boards": c.boards, "checksums": sums,
                 "recurrence_errors": c.recurrence_errors, "unproven": c.unproven,
+                "certified": c.certified,
                 "seconds": secs,
             })).collect::<Vec<_>>(),
             "mismatches": checks.iter().flat_map(|(c, _, _)| c.mismatches.iter()).collect::<Vec<_>>(),
@@ -185,7 +194,28 @@ fn empty_check(seeds: u32, reader: &LevelReader) -> LevelCheck {
         boards: reader.boards(),
         recurrence_errors: 0,
         unproven: 0,
+        certified: false,
         mismatches: Vec::new(),
+    }
+}
+
+/// The certificate beside a level, when there is a sound one. A missing one is
+/// normal (levels built without `--certificate`, imported levels); a corrupt one
+/// is reported and set aside: the proof search does without it.
+fn read_certificate(dir: &std::path::Path, id: LevelId) -> Option<Vec<u16>> {
+    let path = file::certificate_path(dir, id);
+    if !path.exists() {
+        return None;
+    }
+    match file::read_certificate(&path, id) {
+        Ok(generations) => Some(generations),
+        Err(e) => {
+            eprintln!(
+                "awari-probe: warning: {e}; verifying level {} without it",
+                id.seeds
+            );
+            None
+        }
     }
 }
 
@@ -214,12 +244,13 @@ fn start_report(rules: Rules, per_pit: u32, levels: &Levels) -> (i8, String, Vec
 
 fn print_level(c: &LevelCheck, checksums_ok: bool, secs: f64) {
     println!(
-        "level {:>2}: {:>12} boards  checksums {}  recurrence errors {}  unproven {}  ({:.2} s)",
+        "level {:>2}: {:>12} boards  checksums {}  recurrence errors {}  unproven {} ({})  ({:.2} s)",
         c.seeds,
         c.boards,
         if checksums_ok { "ok" } else { "BAD" },
         c.recurrence_errors,
         c.unproven,
+        if c.certified { "by certificate" } else { "by search" },
         secs
     );
     for m in &c.mismatches {

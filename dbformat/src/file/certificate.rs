@@ -1,0 +1,248 @@
+//! Certificate files: for every stored board of a level, the generation of its
+//! threshold stage in which the solver decided it.
+//!
+//! A certificate lets a verifier prove that every non-zero value is reachable
+//! in one forward pass, instead of searching for the proofs (see
+//! `awari_probe::verify`). It is never trusted: a certificate that does not
+//! prove a level is simply not used, so a corrupted or forged one can slow a
+//! verification down but never make a wrong value pass. Boards decided when
+//! their stage is seeded, and boards of value 0, have generation 0; a count
+//! past `u16::MAX` is stored as `u16::MAX` (the proof then fails and the
+//! verifier searches).
+//!
+//! # File name
+//! The level's file name with the extension `cert`: `awari-p6-n16.cert`.
+//!
+//! # Byte layout (version 1)
+//! All integers are little-endian; CRC-32 as in level files.
+//!
+//! | offset | size | meaning |
+//! |-------:|-----:|---------|
+//! | 0 | 8 | magic `AWARICRT` |
+//! | 8 | 2 | version, 1 |
+//! | 10 | 1 | rule set code ([`crate::RuleSet::code`]) |
+//! | 11 | 1 | pits per side |
+//! | 12 | 4 | seeds on each board of the level |
+//! | 16 | 8 | boards N (must equal the index's level size) |
+//! | 24 | 8 | payload length L |
+//! | 32 | 4 | CRC-32 of the payload |
+//! | 36 | 4 | CRC-32 of bytes 0..36 |
+//! | 40 | L | one zstd frame of N `u16`, in index order |
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::rules::{RuleSet, Rules};
+
+use super::LevelId;
+
+/// The file name extension of certificates.
+pub const CERT_EXTENSION: &str = "cert";
+const MAGIC: &[u8; 8] = b"AWARICRT";
+const VERSION: u16 = 1;
+const HEADER_LEN: usize = 40;
+/// zstd level of the payload: the generations compress to about a byte per
+/// board at any level, and level 3 writes several hundred MB/s.
+const ZSTD_LEVEL: i32 = 3;
+
+/// The path of level `id`'s certificate in database directory `dir`.
+pub fn certificate_path(dir: &Path, id: LevelId) -> PathBuf {
+    dir.join(id.file_name()).with_extension(CERT_EXTENSION)
+}
+
+/// Writes the certificate of level `id` (`order`: one generation per board, in
+/// index order) into `dir` under a temporary name, then renames it; returns the
+/// final path.
+///
+/// # Errors
+/// [`Error::Io`] naming the file when writing fails (a full disk), and
+/// [`Error::Corrupt`] when `order` does not have one entry per board.
+pub fn write_certificate(dir: &Path, id: LevelId, order: &[u16]) -> Result<PathBuf> {
+    let path = certificate_path(dir, id);
+    let temp = path.with_extension(format!("{CERT_EXTENSION}.partial"));
+    if order.len() as u64 != id.boards() {
+        return Err(Error::Corrupt {
+            path: temp,
+            reason: format!(
+                "{} generations given for level {}, which has {} boards",
+                order.len(),
+                id.seeds,
+                id.boards()
+            ),
+        });
+    }
+    let io = |source| Error::Io {
+        path: temp.clone(),
+        source,
+    };
+    let raw: Vec<u8> = order.iter().flat_map(|g| g.to_le_bytes()).collect();
+    let payload = zstd::bulk::compress(&raw, ZSTD_LEVEL).map_err(io)?;
+    drop(raw);
+    let mut header = Vec::with_capacity(HEADER_LEN);
+    header.extend_from_slice(MAGIC);
+    header.extend_from_slice(&VERSION.to_le_bytes());
+    header.push(id.rules.set().code());
+    header.push(id.rules.pits());
+    header.extend_from_slice(&id.seeds.to_le_bytes());
+    header.extend_from_slice(&id.boards().to_le_bytes());
+    header.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    header.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    let header_crc = crc32fast::hash(&header);
+    header.extend_from_slice(&header_crc.to_le_bytes());
+    let result = (|| {
+        let mut file = File::create(&temp)?;
+        file.write_all(&header)?;
+        file.write_all(&payload)?;
+        file.sync_all()?;
+        std::fs::rename(&temp, &path)
+    })();
+    if let Err(source) = result {
+        let _ = std::fs::remove_file(&temp);
+        return Err(io(source));
+    }
+    Ok(path)
+}
+
+/// Reads the certificate at `path`, which must belong to level `id`: one
+/// generation per board, in index order.
+///
+/// # Errors
+/// [`Error::Io`] when the file cannot be read, [`Error::Corrupt`] naming it
+/// when any field, checksum or length is wrong, and [`Error::WrongLevel`] when
+/// it belongs to another rule set, board size or level.
+pub fn read_certificate(path: &Path, id: LevelId) -> Result<Vec<u16>> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let corrupt = |reason: String| Error::Corrupt {
+        path: path.to_path_buf(),
+        reason: format!("certificate: {reason}"),
+    };
+    if bytes.len() < HEADER_LEN {
+        return Err(corrupt(format!(
+            "{} bytes, shorter than the {HEADER_LEN}-byte header",
+            bytes.len()
+        )));
+    }
+    let u16_at = |o: usize| u16::from_le_bytes(bytes[o..o + 2].try_into().expect("2 bytes"));
+    let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
+    let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
+    if &bytes[..8] != MAGIC {
+        return Err(corrupt("bad magic (not a certificate file)".into()));
+    }
+    if crc32fast::hash(&bytes[..36]) != u32_at(36) {
+        return Err(corrupt("header checksum mismatch".into()));
+    }
+    if u16_at(8) != VERSION {
+        return Err(corrupt(format!(
+            "version {} (this build reads {VERSION})",
+            u16_at(8)
+        )));
+    }
+    let set = RuleSet::from_code(bytes[10])
+        .ok_or_else(|| corrupt(format!("unknown rule set code {}", bytes[10])))?;
+    let rules = Rules::new(set, bytes[11]).map_err(|e| corrupt(format!("bad board size: {e}")))?;
+    let found = LevelId::new(rules, u32_at(12));
+    if found != id {
+        return Err(Error::WrongLevel {
+            path: path.to_path_buf(),
+            expected: id.describe(),
+            found: found.describe(),
+        });
+    }
+    let boards = u64_at(16);
+    if boards != id.boards() {
+        return Err(corrupt(format!(
+            "{boards} boards, but level {} has {}",
+            id.seeds,
+            id.boards()
+        )));
+    }
+    let payload = &bytes[HEADER_LEN..];
+    if payload.len() as u64 != u64_at(24) {
+        return Err(corrupt(format!(
+            "payload of {} bytes, the header says {} (truncated?)",
+            payload.len(),
+            u64_at(24)
+        )));
+    }
+    if crc32fast::hash(payload) != u32_at(32) {
+        return Err(corrupt("payload checksum mismatch".into()));
+    }
+    let raw = zstd::bulk::decompress(payload, 2 * boards as usize)
+        .map_err(|e| corrupt(format!("payload does not decompress: {e}")))?;
+    if raw.len() as u64 != 2 * boards {
+        return Err(corrupt(format!(
+            "payload holds {} bytes, {boards} boards need {}",
+            raw.len(),
+            2 * boards
+        )));
+    }
+    Ok(raw
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("awari-cert-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn round_trip_and_every_corruption_is_named() {
+        let dir = scratch("round-trip");
+        let id = LevelId::new(Rules::default(), 5);
+        let order: Vec<u16> = (0..id.boards()).map(|i| (i * 7 % 300) as u16).collect();
+        let path = write_certificate(&dir, id, &order).unwrap();
+        assert_eq!(path, certificate_path(&dir, id));
+        assert_eq!(read_certificate(&path, id).unwrap(), order);
+
+        // Another level, or another rule set, is refused by name.
+        let other = LevelId::new(Rules::new(RuleSet::Abapa, 6).unwrap(), 5);
+        assert!(matches!(
+            read_certificate(&path, other),
+            Err(Error::WrongLevel { .. })
+        ));
+        let bytes = std::fs::read(&path).unwrap();
+        let bad = dir.join("bad.cert");
+        let cases: Vec<(&str, Vec<u8>)> = vec![
+            ("truncated", bytes[..bytes.len() - 3].to_vec()),
+            ("short", bytes[..20].to_vec()),
+            ("magic", [b"XWARICRT", &bytes[8..]].concat()),
+            ("header bit", {
+                let mut b = bytes.clone();
+                b[17] ^= 1;
+                b
+            }),
+            ("payload bit", {
+                let mut b = bytes.clone();
+                let last = b.len() - 1;
+                b[last] ^= 0x10;
+                b
+            }),
+        ];
+        for (what, b) in cases {
+            std::fs::write(&bad, b).unwrap();
+            match read_certificate(&bad, id) {
+                Err(Error::Corrupt { path, reason }) => {
+                    assert_eq!(path, bad, "{what}");
+                    assert!(reason.starts_with("certificate"), "{what}: {reason}");
+                }
+                other => panic!("{what}: {other:?}"),
+            }
+        }
+        // A wrong length is refused before anything is written.
+        assert!(write_certificate(&dir, id, &order[1..]).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
