@@ -15,6 +15,7 @@
 //! initial state having read every word; anything else is corruption.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use super::context::{pack, symbol, unpack, Counts, NextSymbol, Shape, MAX_MODEL_BYTES};
 use super::LevelId;
@@ -135,6 +136,16 @@ impl NextSymbol for AnsNext<'_> {
     }
 }
 
+/// `(cum, freq)` of every symbol in every table, for the encoder: one load per
+/// value instead of a walk down the table's entries.
+#[derive(Clone)]
+struct Coding {
+    /// `table_at[e]`: the number of the table whose first entry is `e`.
+    table_at: Vec<u32>,
+    /// `pairs[t * alphabet + symbol]`.
+    pairs: Vec<(u32, u32)>,
+}
+
 /// Static per-context frequency tables of one level, for rANS.
 #[derive(Clone)]
 pub struct AnsModel {
@@ -153,6 +164,9 @@ pub struct AnsModel {
     /// frequency is the first one's frequency: one load from a dense table
     /// decodes most boards.
     top: Vec<u64>,
+    /// The encoder's view of the tables, built on first use (readers never
+    /// need it): see [`Coding`].
+    coding: OnceLock<Coding>,
 }
 
 impl std::fmt::Debug for AnsModel {
@@ -330,6 +344,7 @@ impl AnsModel {
             first,
             entries,
             top,
+            coding: OnceLock::new(),
         }
     }
 
@@ -433,16 +448,12 @@ impl AnsModel {
         let a = self.shape.alphabet;
         let symbols: Vec<u8> = values.iter().map(|&v| symbol(v, id.seeds)).collect();
         let contexts = self.shape.contexts_of(id, start, &symbols);
-        // (cum, freq) of every symbol of every table touched.
-        let mut coding: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+        let coding = self.coding.get_or_init(|| self.coding());
         let mut x = LOW;
         let mut words: Vec<u16> = Vec::with_capacity(values.len() / 4);
         for (&s, &ctx) in symbols.iter().zip(&contexts).rev() {
-            let first = self.first[ctx as usize];
-            let table = coding
-                .entry(first)
-                .or_insert_with(|| self.coding_table(first, a));
-            let (cum, freq) = table[usize::from(s)];
+            let table = coding.table_at[self.first[ctx as usize] as usize] as usize;
+            let (cum, freq) = coding.pairs[table * a + usize::from(s)];
             // In u64: with a single symbol (frequency TOTAL) the bound is 2^32.
             let x_max = (u64::from(LOW >> SCALE) << 16) * u64::from(freq);
             while u64::from(x) >= x_max {
@@ -457,6 +468,27 @@ impl AnsModel {
             out.extend_from_slice(&w.to_le_bytes());
         }
         out
+    }
+
+    /// The encoder's tables ([`Coding`]) of every table of the model.
+    fn coding(&self) -> Coding {
+        let a = self.shape.alphabet;
+        let mut table_at = vec![0u32; self.entries.len()];
+        let mut pairs = Vec::new();
+        let mut start = 0usize;
+        let mut number = 0u32;
+        while start < self.entries.len() {
+            table_at[start] = number;
+            pairs.extend(self.coding_table(start as u32, a));
+            // The next table starts after this one's last entry.
+            let len = self.entries[start..]
+                .iter()
+                .position(|e| e.last())
+                .expect("every table ends with a last entry");
+            start += len + 1;
+            number += 1;
+        }
+        Coding { table_at, pairs }
     }
 
     /// `(cum, freq)` by symbol for the table starting at entry `first`.
