@@ -7,7 +7,7 @@
 //! on this machine, so every large array of the solver lives in one of these.
 
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicI8, AtomicU16, AtomicU8};
+use std::sync::atomic::{AtomicI8, AtomicU16, AtomicU64, AtomicU8};
 
 use memmap2::{Advice, MmapMut};
 
@@ -65,6 +65,16 @@ impl HugeArray {
         let ptr = self.as_ptr().cast::<AtomicU16>();
         assert!(self.len == 0 || ptr.is_aligned());
         unsafe { std::slice::from_raw_parts(ptr, self.len / 2) }
+    }
+
+    /// The bytes as `len / 8` 64-bit atomics (native byte order; a tail of fewer
+    /// than 8 bytes is left out), for reading eight bytes at once.
+    pub fn as_atomic_u64(&self) -> &[AtomicU64] {
+        // SAFETY: the memory is page aligned (or the slice empty) and AtomicU64
+        // has the layout of u64.
+        let ptr = self.as_ptr().cast::<AtomicU64>();
+        assert!(self.len == 0 || ptr.is_aligned());
+        unsafe { std::slice::from_raw_parts(ptr, self.len / 8) }
     }
 
     /// The bytes as `len / 2` 16-bit numbers (native byte order).

@@ -357,10 +357,24 @@ fn run_stage(
     // -k and whose quiet children are all in W already. (A board with B < -k and
     // a zero counter was decided at an earlier stage.)
     let mark = MARK_A;
+    let (plus_k, minus_k) = (bytes_equal_to(k), bytes_equal_to(-k));
     state.chunks().for_each(|(c, (values, nibbles))| {
         let start = (c * CHUNK) as u64;
+        // The chunk's values eight at a time (a chunk starts at a multiple of 8):
+        // most groups of eight hold no value ±k, and one word test skips them.
+        // (Only this task touches the chunk while seeding, so reading its bytes
+        // as words races with nothing.)
+        let words = &state.values.as_atomic_u64()[c * CHUNK / 8..];
+        let whole_words = values.len() / 8;
         let (mut w, mut l) = (0, 0);
         for (j, byte) in nibbles.iter().enumerate() {
+            let word = j / 4;
+            if word < whole_words {
+                let eight = words[word].load(Relaxed);
+                if !plus_k(eight) && !minus_k(eight) {
+                    continue;
+                }
+            }
             let mut b = byte.load(Relaxed);
             for half in 0..2 {
                 let pos = 2 * j + half;
@@ -485,6 +499,19 @@ fn run_stage(
         wins: wins.into_inner(),
         losses: losses.into_inner(),
         generations,
+    }
+}
+
+/// A test of whether any of the eight bytes of a word equals `value`: the
+/// classic zero-byte test on the word xor `value` in every byte (exact for
+/// "any"; it may misplace which byte, which is not asked).
+fn bytes_equal_to(value: i8) -> impl Fn(u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let pattern = u64::from(value as u8) * ONES;
+    move |word| {
+        let x = word ^ pattern;
+        x.wrapping_sub(ONES) & !x & HIGH != 0
     }
 }
 
