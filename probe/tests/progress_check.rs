@@ -10,7 +10,6 @@ use awari_probe::verify::{check_level, check_level_with, Levels};
 #[test]
 fn a_draw_turned_into_a_win_is_unproven() {
     let rules = Rules::default();
-    let index = Index::for_pits(rules.pits());
     let n = 10;
     let mut levels = Levels::default();
     for (seeds, values) in awari_solver::solve_in_memory(rules, n).iter().enumerate() {
@@ -22,16 +21,7 @@ fn a_draw_turned_into_a_win_is_unproven() {
 
     // A drawn board with quiet moves only, all into drawn boards: nothing but
     // the (false) claim can make it a win.
-    let drawn = (0..values.len() as u64)
-        .find(|&i| {
-            let moves = rules.legal_moves(&index.unrank(n, i).unwrap());
-            values[i as usize] == 0
-                && !moves.is_empty()
-                && moves
-                    .iter()
-                    .all(|m| m.is_quiet() && values[index.rank(&m.child).unwrap() as usize] == 0)
-        })
-        .expect("such a board in level 10");
+    let drawn = drawn_board_with_drawn_children(rules, n, &values);
     // (A false loss is not a progress failure: the recurrence alone catches it.)
     for fake in [1i8, 2] {
         let mut corrupted = values.clone();
@@ -49,7 +39,6 @@ fn a_draw_turned_into_a_win_is_unproven() {
 #[test]
 fn certificates_prove_true_levels_and_change_no_result() {
     let rules = Rules::default();
-    let index = Index::for_pits(rules.pits());
     let n = 10;
     let mut levels = Levels::default();
     let lower = awari_solver::solve_in_memory(rules, n - 1);
@@ -73,16 +62,7 @@ fn certificates_prove_true_levels_and_change_no_result() {
     let scrambled: Vec<u16> = (0..values.len())
         .map(|i| certificate[(i * 7919) % values.len()])
         .collect();
-    let drawn = (0..values.len() as u64)
-        .find(|&i| {
-            let moves = rules.legal_moves(&index.unrank(n, i).unwrap());
-            values[i as usize] == 0
-                && !moves.is_empty()
-                && moves
-                    .iter()
-                    .all(|m| m.is_quiet() && values[index.rank(&m.child).unwrap() as usize] == 0)
-        })
-        .expect("such a board in level 10");
+    let drawn = drawn_board_with_drawn_children(rules, n, &values);
     let mut wrong = values.clone();
     wrong[drawn as usize] = 1;
     for level in [&values, &wrong] {
@@ -99,4 +79,20 @@ fn certificates_prove_true_levels_and_change_no_result() {
     assert!(flat_check.ok() && !flat_check.certified);
     let wrong_check = check_level_with(rules, n, &wrong, &levels, Some(&certificate), 10, &|_| {});
     assert!(!wrong_check.certified && wrong_check.unproven >= 1);
+}
+
+/// A drawn board of level `n` with quiet moves only, all into drawn boards:
+/// nothing but a false claim can make it a win.
+fn drawn_board_with_drawn_children(rules: Rules, n: u32, values: &[i8]) -> u64 {
+    let index = Index::for_pits(rules.pits());
+    (0..values.len() as u64)
+        .find(|&i| {
+            let moves = rules.legal_moves(&index.unrank(n, i).unwrap());
+            values[i as usize] == 0
+                && !moves.is_empty()
+                && moves
+                    .iter()
+                    .all(|m| m.is_quiet() && values[index.rank(&m.child).unwrap() as usize] == 0)
+        })
+        .expect("such a board in the level")
 }

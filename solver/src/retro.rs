@@ -432,15 +432,7 @@ fn run_stage(
             .map(|chunk| {
                 let mut batch = ParentBatch::new(state, k, generations, next, next_mark, &room);
                 for &(board, lost) in chunk {
-                    rules.for_each_unmove(&board, |parent, _pit| {
-                        // A parent with a full opponent row is not stored.
-                        if let Some(q) = index.rank(&parent) {
-                            batch.push(q, parent, lost);
-                        }
-                    });
-                    if batch.is_full() {
-                        batch.apply();
-                    }
+                    batch.tell_parents_of(rules, index, &board, lost);
                 }
                 batch.apply();
                 next_of(batch)
@@ -475,14 +467,7 @@ fn run_stage(
                             cells.set_done(i);
                             let lost = cells.value(i).load(Relaxed) < 0;
                             let board = index.unrank(seeds, i).expect("index within the level");
-                            rules.for_each_unmove(&board, |parent, _pit| {
-                                if let Some(q) = index.rank(&parent) {
-                                    batch.push(q, parent, lost);
-                                }
-                            });
-                            if batch.is_full() {
-                                batch.apply();
-                            }
+                            batch.tell_parents_of(rules, index, &board, lost);
                         }
                     }
                     batch.apply();
@@ -573,6 +558,21 @@ impl<'a> ParentBatch<'a> {
             room,
             wins: 0,
             losses: 0,
+        }
+    }
+
+    /// Collects the stored parents of frontier board `child` (lost or not), and
+    /// applies the batch when it is full.
+    #[inline]
+    fn tell_parents_of(&mut self, rules: Rules, index: &Index, child: &Board, lost: bool) {
+        rules.for_each_unmove(child, |parent, _pit| {
+            // A parent with a full opponent row is not stored.
+            if let Some(q) = index.rank(&parent) {
+                self.push(q, parent, lost);
+            }
+        });
+        if self.is_full() {
+            self.apply();
         }
     }
 
