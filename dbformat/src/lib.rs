@@ -10,7 +10,7 @@
 //!   the published Romein–Bal files; [`LevelIter`] walks a level in that order.
 //! - [`Score`] and [`Outcome`]: what a database stores, and what it means once the
 //!   seeds already captured are known.
-//! - [`file`](crate::file): the level file format (compressed, checksummed, memory-mapped).
+//! - [`file`](mod@crate::file): the level file format (compressed, checksummed, memory-mapped).
 //! - [`cache::prefetch`]: the cache hint of the solver's and verifier's hot loops.
 //!
 //! ```
