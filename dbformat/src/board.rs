@@ -194,7 +194,7 @@ impl Board {
 
     /// The bytes of the opponent's pits in [`Board::packed`].
     #[inline]
-    fn opponent_row_mask(&self) -> u128 {
+    pub(crate) fn opponent_row_mask(&self) -> u128 {
         self.mover_row_mask() << (8 * u32::from(self.per_side))
     }
 

@@ -213,14 +213,16 @@ impl Index {
             if rest < empty_block {
                 break; // pit j is the first empty opponent pit
             }
-            // v >= 1: below(v) = empty_block + pre(r-1) - pre(r-v) <= rest.
-            let target = empty_block + self.pre_no_zero[row + r - 1] - rest;
+            // v >= 1: below(v) = top - pre(r-v) <= rest, where top =
+            // count(j, 1, r) + pre(r-1) is where this pit's blocks end.
+            let top = empty_block + self.pre_no_zero[row + r - 1];
+            let target = top - rest;
             let pre = &self.pre_no_zero[row..row + r];
             let mut v = 1;
             while v < r && pre[r - v - 1] >= target {
                 v += 1;
             }
-            rest -= empty_block + self.pre_no_zero[row + r - 1] - pre[r - v];
+            rest -= top - pre[r - v];
             pits[j] = v as u8;
             r -= v;
         }
@@ -237,8 +239,7 @@ impl Index {
             pits[j] = v as u8;
             r -= v;
         }
-        let remaining = r;
-        pits[0] = remaining as u8;
+        pits[0] = r as u8;
         Ok(Board::from_array(pits, self.per_side))
     }
 

@@ -11,7 +11,7 @@ use crate::board::{pit_label, Board, MAX_BOARD_PITS};
 use crate::error::{Error, Result};
 use crate::rules::{RuleSet, Rules};
 use crate::score::Score;
-use crate::sowing::{pit_of, row_mask, Sowing};
+use crate::sowing::{pit_of, Sowing};
 
 /// Who moves in the child position of a [`Move`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -257,13 +257,12 @@ impl Rules {
     #[inline]
     fn sow(&self, board: &Board, pit: usize) -> Sown {
         let p = self.pits() as usize;
-        let n = 2 * p;
         let sowing = Sowing::for_pits(self.pits());
         let before = board.packed();
         let seeds = board.array()[pit] as usize;
         let b = sowing.sow(before, pit, seeds);
         let last = sowing.last(pit, seeds);
-        let opponent = row_mask(p, n);
+        let opponent = board.opponent_row_mask();
         let opponent_had_seeds = before & opponent != 0;
         let fed = b & opponent != 0;
 

@@ -100,19 +100,6 @@ pub(crate) fn pit_of(packed: u128, k: usize) -> u8 {
     (packed >> (8 * k)) as u8
 }
 
-/// The bytes of the pits `from..to` of a packed board set, the rest clear.
-#[inline]
-pub(crate) fn row_mask(from: usize, to: usize) -> u128 {
-    let ones = |k: usize| {
-        if k >= 16 {
-            u128::MAX
-        } else {
-            (1u128 << (8 * k)) - 1
-        }
-    };
-    ones(to) & !ones(from)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,8 +135,9 @@ mod tests {
         assert_eq!(t.unsow(sown, 0, 8), None);
         // 7 seeds fit: every pit from B to pit 7 has one to give back.
         assert!(t.unsow(sown, 0, 7).is_some());
+        let six = crate::Board::new(&[0; 12]).unwrap();
         assert_eq!(
-            row_mask(6, 12),
+            six.opponent_row_mask(),
             u128::from_le_bytes([0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 0, 0, 0, 0])
         );
     }
