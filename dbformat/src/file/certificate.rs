@@ -30,7 +30,7 @@
 //! | 40 | L | one zstd frame of N `u16`, in index order |
 
 use std::fs::File;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -43,6 +43,8 @@ pub const CERT_EXTENSION: &str = "cert";
 const MAGIC: &[u8; 8] = b"AWARICRT";
 const VERSION: u16 = 1;
 const HEADER_LEN: usize = 40;
+/// Generations converted to bytes at a time when writing and reading.
+const SLICE: usize = 1 << 20;
 /// zstd level of the payload: the generations compress to about a byte per
 /// board at any level, and level 3 writes several hundred MB/s.
 const ZSTD_LEVEL: i32 = 3;
@@ -77,9 +79,19 @@ pub fn write_certificate(dir: &Path, id: LevelId, order: &[u16]) -> Result<PathB
         path: temp.clone(),
         source,
     };
-    let raw: Vec<u8> = order.iter().flat_map(|g| g.to_le_bytes()).collect();
-    let payload = zstd::bulk::compress(&raw, ZSTD_LEVEL).map_err(io)?;
-    drop(raw);
+    // Compressed slice by slice: a copy of the whole level in bytes would double
+    // what the certificate takes in memory (764 MB at level 24).
+    let payload = (|| {
+        let mut encoder = zstd::stream::write::Encoder::new(Vec::new(), ZSTD_LEVEL)?;
+        let mut bytes = Vec::with_capacity(2 * SLICE);
+        for slice in order.chunks(SLICE) {
+            bytes.clear();
+            bytes.extend(slice.iter().flat_map(|g| g.to_le_bytes()));
+            encoder.write_all(&bytes)?;
+        }
+        encoder.finish()
+    })()
+    .map_err(io)?;
     let mut header = Vec::with_capacity(HEADER_LEN);
     header.extend_from_slice(MAGIC);
     header.extend_from_slice(&VERSION.to_le_bytes());
@@ -172,31 +184,43 @@ pub fn read_certificate(path: &Path, id: LevelId) -> Result<Vec<u16>> {
     if crc32fast::hash(payload) != u32_at(32) {
         return Err(corrupt("payload checksum mismatch".into()));
     }
-    let raw = zstd::bulk::decompress(payload, 2 * boards as usize)
-        .map_err(|e| corrupt(format!("payload does not decompress: {e}")))?;
-    if raw.len() as u64 != 2 * boards {
+    // Decompressed slice by slice into the result (no whole-level byte copy).
+    let undecodable = |e: std::io::Error| corrupt(format!("payload does not decompress: {e}"));
+    let mut decoder = zstd::stream::read::Decoder::with_buffer(payload).map_err(undecodable)?;
+    let mut order = Vec::with_capacity(boards as usize);
+    let mut bytes = vec![0u8; 2 * SLICE];
+    while (order.len() as u64) < boards {
+        let want = (boards - order.len() as u64).min(SLICE as u64) as usize;
+        let bytes = &mut bytes[..2 * want];
+        decoder.read_exact(bytes).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                corrupt(format!(
+                    "payload ends after {} of {boards} boards",
+                    order.len()
+                ))
+            } else {
+                undecodable(e)
+            }
+        })?;
+        order.extend(
+            bytes
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]])),
+        );
+    }
+    let mut extra = [0u8; 1];
+    if decoder.read(&mut extra).map_err(undecodable)? != 0 {
         return Err(corrupt(format!(
-            "payload holds {} bytes, {boards} boards need {}",
-            raw.len(),
-            2 * boards
+            "payload holds more than the {boards} boards of the level"
         )));
     }
-    Ok(raw
-        .chunks_exact(2)
-        .map(|c| u16::from_le_bytes([c[0], c[1]]))
-        .collect())
+    Ok(order)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("awari-cert-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
+    use crate::file::tests::scratch_dir as scratch;
 
     #[test]
     fn round_trip_and_every_corruption_is_named() {
