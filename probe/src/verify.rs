@@ -280,8 +280,8 @@ pub fn check_level_with(
                 group.clear();
                 edges.clear();
                 for (k, board) in boards.by_ref().take(GROUP) {
-                    group.push((k, edges.len()));
                     let first = edges.len();
+                    group.push((k, first));
                     push_edges(index, &rules.legal_moves(&board), values, lower, &mut edges);
                     if let Some(generations) = certificate {
                         for e in edges[first..].iter().filter(|e| e.is_quiet()) {

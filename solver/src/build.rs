@@ -20,7 +20,7 @@ use crate::error::SolveError;
 use crate::hugemem::Values;
 use crate::lower::LowerLevels;
 use crate::memory::{format_size, peak_resident};
-use crate::retro::{self, Stage, STATE_BYTES_PER_BOARD};
+use crate::retro::{self, Stage, GENERATION_BYTES_PER_BOARD, STATE_BYTES_PER_BOARD};
 use crate::stats;
 
 /// Which levels to build.
@@ -240,7 +240,12 @@ fn check_memory(
     let budget = options.memory;
     // The solver state, plus the lower levels, plus the finished values while the
     // level file is written (the state is freed by then, so 1.5 covers both).
-    let per_board = STATE_BYTES_PER_BOARD + if options.certificate { 2.0 } else { 0.0 };
+    let per_board = STATE_BYTES_PER_BOARD
+        + if options.certificate {
+            GENERATION_BYTES_PER_BOARD
+        } else {
+            0.0
+        };
     let state = (boards as f64 * per_board) as u64;
     let needed = state + lower.bytes();
     if needed > budget {

@@ -44,51 +44,61 @@ impl HugeArray {
         array
     }
 
-    /// The bytes as atomics, for updates shared between threads.
+    /// The array as `len / size_of::<T>()` values of `T` (a tail too short for
+    /// one is left out).
+    ///
+    /// # Safety
+    /// Every bit pattern of `T`'s size must be a valid `T` (integers, and
+    /// atomics of integers, which have their integer's layout).
+    unsafe fn view<T>(&self) -> &[T] {
+        let count = self.len / std::mem::size_of::<T>();
+        if count == 0 {
+            return &[];
+        }
+        let ptr = self.as_ptr().cast::<T>();
+        // An anonymous mapping starts on a page boundary.
+        assert!(ptr.is_aligned());
+        // SAFETY: `count` values lie within the mapping, which is initialised
+        // (zeroed at least) and aligned; any bit pattern is a `T` (caller).
+        unsafe { std::slice::from_raw_parts(ptr, count) }
+    }
+
+    /// The bytes as atomics, for updates shared between threads (every access
+    /// while this borrow lives goes through them).
     pub fn as_atomic_u8(&self) -> &[AtomicU8] {
-        // SAFETY: AtomicU8 has the size and alignment of u8, and every access to
-        // the array while this borrow lives goes through the atomics.
-        unsafe { std::slice::from_raw_parts(self.as_ptr().cast::<AtomicU8>(), self.len) }
+        // SAFETY: an atomic integer is valid for any bits.
+        unsafe { self.view() }
     }
 
     /// The bytes as signed atomics.
     pub fn as_atomic_i8(&self) -> &[AtomicI8] {
-        // SAFETY: as for `as_atomic_u8`; AtomicI8 has the layout of i8.
-        unsafe { std::slice::from_raw_parts(self.as_ptr().cast::<AtomicI8>(), self.len) }
+        // SAFETY: as above.
+        unsafe { self.view() }
     }
 
     /// The bytes as `len / 2` 16-bit atomics (native byte order).
     pub fn as_atomic_u16(&self) -> &[AtomicU16] {
-        // SAFETY: the memory is page aligned (or the slice empty), AtomicU16 has
-        // the layout of u16, and every access while this borrow lives goes
-        // through the atomics.
-        let ptr = self.as_ptr().cast::<AtomicU16>();
-        assert!(self.len == 0 || ptr.is_aligned());
-        unsafe { std::slice::from_raw_parts(ptr, self.len / 2) }
+        // SAFETY: as above.
+        unsafe { self.view() }
     }
 
-    /// The bytes as `len / 8` 64-bit atomics (native byte order; a tail of fewer
-    /// than 8 bytes is left out), for reading eight bytes at once.
+    /// The bytes as `len / 8` 64-bit atomics (native byte order), for reading
+    /// eight bytes at once.
     pub fn as_atomic_u64(&self) -> &[AtomicU64] {
-        // SAFETY: the memory is page aligned (or the slice empty) and AtomicU64
-        // has the layout of u64.
-        let ptr = self.as_ptr().cast::<AtomicU64>();
-        assert!(self.len == 0 || ptr.is_aligned());
-        unsafe { std::slice::from_raw_parts(ptr, self.len / 8) }
+        // SAFETY: as above.
+        unsafe { self.view() }
     }
 
     /// The bytes as `len / 2` 16-bit numbers (native byte order).
     pub fn as_u16(&self) -> &[u16] {
-        // SAFETY: as for `as_atomic_u16`.
-        let ptr = self.as_ptr().cast::<u16>();
-        assert!(self.len == 0 || ptr.is_aligned());
-        unsafe { std::slice::from_raw_parts(ptr, self.len / 2) }
+        // SAFETY: an integer is valid for any bits.
+        unsafe { self.view() }
     }
 
     /// The bytes as signed values.
     pub fn as_i8(&self) -> &[i8] {
-        // SAFETY: i8 and u8 have the same layout.
-        unsafe { std::slice::from_raw_parts(self.as_ptr().cast::<i8>(), self.len) }
+        // SAFETY: as above.
+        unsafe { self.view() }
     }
 }
 

@@ -79,6 +79,8 @@ const LIST_GRANT: usize = 1024;
 /// nibble (1.5), plus the frontier lists at their fullest (18 bytes per entry,
 /// one board in [`LIST_SHARE`]).
 pub const STATE_BYTES_PER_BOARD: f64 = 1.5 + 18.0 / LIST_SHARE as f64;
+/// The bytes per board of the recorded generations (a certificate), when asked for.
+pub const GENERATION_BYTES_PER_BOARD: f64 = 2.0;
 
 /// What happened at one threshold stage.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
