@@ -127,7 +127,7 @@ fn fail(msg: &str) -> ! {
 fn load(id: LevelId, source: &Source) -> Vec<i8> {
     match source {
         Source::Level(p) => LevelReader::open_expecting(p, id)
-            .and_then(|r| r.decode_all())
+            .and_then(|r| r.decode_all().map(|v| v.to_vec()))
             .unwrap_or_else(|e| fail(&e.to_string())),
         Source::Scores(p) => {
             let bytes = std::fs::read(p).unwrap_or_else(|e| fail(&format!("{}: {e}", p.display())));
@@ -242,7 +242,10 @@ fn main() {
         let start = Instant::now();
         let all = reader.decode_all().unwrap_or_else(|e| fail(&e.to_string()));
         let decode = start.elapsed();
-        assert!(all == values, "decode_all differs from the values written");
+        assert!(
+            all[..] == values[..],
+            "decode_all differs from the values written"
+        );
         let warm_indices: Vec<u64> = (0..args.lookups).map(|_| rng.below(boards)).collect();
         let warm_reader = LevelReader::open(&path).unwrap_or_else(|e| fail(&e.to_string()));
         let warm = time_lookups(&warm_reader, &warm_indices, &values);

@@ -11,6 +11,7 @@
 //! - [`Score`] and [`Outcome`]: what a database stores, and what it means once the
 //!   seeds already captured are known.
 //! - [`file`](mod@crate::file): the level file format (compressed, checksummed, memory-mapped).
+//! - [`huge`]: per-board arrays in huge pages (a level's values, a certificate).
 //! - [`cache::prefetch`]: the cache hint of the solver's and verifier's hot loops.
 //!
 //! ```
@@ -28,6 +29,7 @@ pub mod board;
 pub mod cache;
 pub mod error;
 pub mod file;
+pub mod huge;
 pub mod index;
 pub mod moves;
 pub mod rules;

@@ -355,7 +355,7 @@ fn a_block_with_a_valid_checksum_but_bad_content_is_corrupt() {
     // The fix-up itself is sound: the same content reads back.
     std::fs::write(&path, rebuild(&zstd::bulk::compress(&block2, 1).unwrap())).unwrap();
     let reader = LevelReader::open(&path).unwrap();
-    assert_eq!(reader.decode_all().unwrap(), v);
+    assert_eq!(reader.decode_all().unwrap()[..], v[..]);
     reader.verify_checksums().unwrap();
     drop(reader);
 
@@ -601,7 +601,7 @@ proptest! {
                 if reader.id() == id {
                     // Undetected only if the repaired damage left the values intact
                     // or lies in a field that does not change them.
-                    if all != truth {
+                    if all[..] != truth[..] {
                         // A repaired image may legitimately encode other in-range values;
                         // they must at least be in range.
                         prop_assert!(repair, "unrepaired damage changed values silently");

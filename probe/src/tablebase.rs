@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use awari_dbformat::file::{self, LevelId, LevelReader};
+use awari_dbformat::huge::Values;
 use awari_dbformat::{Board, Index, Move, Outcome, RuleSet, Rules, Score, Turn};
 
 use crate::error::ProbeError;
@@ -33,7 +34,7 @@ pub struct Tablebase {
     /// Opened levels, by seed count.
     opened: Vec<OnceLock<Result<Arc<LevelReader>, String>>>,
     /// Levels decoded whole into memory (see [`Tablebase::preload`]), by seed count.
-    decoded: Vec<OnceLock<Option<Arc<[i8]>>>>,
+    decoded: Vec<OnceLock<Option<Values>>>,
     /// Bytes still allowed for decoded levels.
     preload_budget: std::sync::atomic::AtomicU64,
 }
@@ -267,7 +268,7 @@ impl Tablebase {
     }
 
     /// The decoded values of level `seeds` when preloading allows it.
-    fn decoded_level(&self, seeds: u32) -> Result<Option<&Arc<[i8]>>, ProbeError> {
+    fn decoded_level(&self, seeds: u32) -> Result<Option<&Values>, ProbeError> {
         use std::sync::atomic::Ordering::Relaxed;
         let Some(slot) = self.decoded.get(seeds as usize) else {
             return Ok(None);
@@ -290,7 +291,7 @@ impl Tablebase {
                 return None;
             }
             match reader.decode_all() {
-                Ok(values) => Some(values.into()),
+                Ok(values) => Some(values),
                 Err(e) => {
                     failure = Some(e);
                     None

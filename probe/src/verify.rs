@@ -56,6 +56,7 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Arc;
 
 use awari_dbformat::cache::prefetch;
+use awari_dbformat::huge::{HugeArray, Values};
 use awari_dbformat::{Board, Index, MoveList, Rules, Score, Turn};
 use rayon::prelude::*;
 
@@ -104,12 +105,12 @@ impl LevelCheck {
 /// The decoded values of levels, by seed count.
 #[derive(Default, Clone)]
 pub struct Levels {
-    levels: Vec<Option<Arc<[i8]>>>,
+    levels: Vec<Option<Arc<Values>>>,
 }
 
 impl Levels {
     /// Adds the values of level `seeds`.
-    pub fn insert(&mut self, seeds: u32, values: Arc<[i8]>) {
+    pub fn insert(&mut self, seeds: u32, values: Arc<Values>) {
         let s = seeds as usize;
         if self.levels.len() <= s {
             self.levels.resize(s + 1, None);
@@ -118,7 +119,7 @@ impl Levels {
     }
 
     /// The values of level `seeds`, if present.
-    pub fn get(&self, seeds: u32) -> Option<&Arc<[i8]>> {
+    pub fn get(&self, seeds: u32) -> Option<&Arc<Values>> {
         self.levels.get(seeds as usize).and_then(|l| l.as_ref())
     }
 
@@ -253,11 +254,11 @@ pub fn check_level_with(
     let uncertified = AtomicU64::new(0);
     let index = Index::for_pits(rules.pits());
     let n = seeds as i8;
-    // Per board: a counter of proofs still needed, or PROVEN / DONE.
-    let progress: Vec<AtomicU8> = (0..values.len())
-        .into_par_iter()
-        .map(|_| AtomicU8::new(DONE))
-        .collect();
+    // Per board: a counter of proofs still needed, or PROVEN / DONE (in huge
+    // pages: the proof search reads and updates it at random).
+    let mut progress = HugeArray::zeroed(values.len());
+    progress.par_chunks_mut(CHUNK).for_each(|c| c.fill(DONE));
+    let progress = progress.as_atomic_u8();
 
     // 1. The recurrence and the range of every value; the proofs at hand.
     let mut mismatches: Vec<Mismatch> = values
@@ -342,7 +343,7 @@ pub fn check_level_with(
             rules,
             index,
             values,
-            progress: &progress,
+            progress,
         };
         progress
             .par_chunks(CHUNK)

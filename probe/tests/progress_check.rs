@@ -2,8 +2,6 @@
 //! no sequence of moves that reaches it, so besides the recurrence error it must
 //! be counted as unproven; the true values pass both halves.
 
-use std::sync::Arc;
-
 use awari_dbformat::{Index, Rules};
 use awari_probe::verify::{check_level, check_level_with, Levels};
 
@@ -13,7 +11,7 @@ fn a_draw_turned_into_a_win_is_unproven() {
     let n = 10;
     let mut levels = Levels::default();
     for (seeds, values) in awari_solver::solve_in_memory(rules, n).iter().enumerate() {
-        levels.insert(seeds as u32, Arc::from(&values[..]));
+        levels.insert(seeds as u32, values.clone());
     }
     let values = levels.get(n).expect("level 10").to_vec();
     let truth = check_level(rules, n, &values, &levels, 10, &|_| {});
@@ -43,7 +41,7 @@ fn certificates_prove_true_levels_and_change_no_result() {
     let mut levels = Levels::default();
     let lower = awari_solver::solve_in_memory(rules, n - 1);
     for (seeds, values) in lower.iter().enumerate() {
-        levels.insert(seeds as u32, Arc::from(&values[..]));
+        levels.insert(seeds as u32, values.clone());
     }
     let mut below = awari_solver::lower::LowerLevels::new(rules.pits());
     for (seeds, values) in lower.iter().enumerate() {

@@ -17,7 +17,6 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
 use crate::error::SolveError;
-use crate::hugemem::Values;
 use crate::lower::LowerLevels;
 use crate::memory::{format_size, peak_resident};
 use crate::retro::{self, Stage, GENERATION_BYTES_PER_BOARD, STATE_BYTES_PER_BOARD};
@@ -157,7 +156,7 @@ pub fn build(
             let stats_file = stats_path(&path);
             let mut values = None;
             if needed_later || !stats_file.exists() {
-                values = Some(Arc::new(Values::copy_of(&reader.decode_all()?)));
+                values = Some(Arc::new(reader.decode_all()?));
             }
             let level_report = match read_report(&stats_file) {
                 Some(r) => r,

@@ -18,7 +18,6 @@
 
 pub mod build;
 pub mod error;
-pub mod hugemem;
 pub mod lower;
 pub mod memory;
 pub mod retro;
@@ -32,7 +31,7 @@ use awari_dbformat::Rules;
 
 /// Solves every level from 0 to `max_seeds` in memory and returns their values
 /// (index order). For tests and small experiments; the build writes files.
-pub fn solve_in_memory(rules: Rules, max_seeds: u32) -> Vec<Arc<hugemem::Values>> {
+pub fn solve_in_memory(rules: Rules, max_seeds: u32) -> Vec<Arc<awari_dbformat::huge::Values>> {
     let mut lower = lower::LowerLevels::new(rules.pits());
     let mut out = Vec::new();
     let hidden = indicatif::ProgressBar::hidden();

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use awari_dbformat::{Board, Index, Score};
 
-use crate::hugemem::Values;
+use awari_dbformat::huge::Values;
 
 /// The values of finished levels, one signed byte per stored board in index order.
 ///

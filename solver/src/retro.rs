@@ -53,8 +53,8 @@ use awari_dbformat::{Board, Index, Move, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
-use crate::hugemem::{Generations, HugeArray, Values};
 use crate::lower::LowerLevels;
+use awari_dbformat::huge::{Generations, HugeArray, Values};
 
 /// `values[i]` of a board with no capturing move and at least one quiet move.
 pub const NO_EXIT: i8 = i8::MIN;

@@ -34,6 +34,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::huge::Generations;
 use crate::rules::{RuleSet, Rules};
 
 use super::LevelId;
@@ -124,7 +125,7 @@ pub fn write_certificate(dir: &Path, id: LevelId, order: &[u16]) -> Result<PathB
 /// [`Error::Io`] when the file cannot be read, [`Error::Corrupt`] naming it
 /// when any field, checksum or length is wrong, and [`Error::WrongLevel`] when
 /// it belongs to another rule set, board size or level.
-pub fn read_certificate(path: &Path, id: LevelId) -> Result<Vec<u16>> {
+pub fn read_certificate(path: &Path, id: LevelId) -> Result<Generations> {
     let bytes = std::fs::read(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -187,26 +188,26 @@ pub fn read_certificate(path: &Path, id: LevelId) -> Result<Vec<u16>> {
     // Decompressed slice by slice into the result (no whole-level byte copy).
     let undecodable = |e: std::io::Error| corrupt(format!("payload does not decompress: {e}"));
     let mut decoder = zstd::stream::read::Decoder::with_buffer(payload).map_err(undecodable)?;
-    let mut order = Vec::with_capacity(boards as usize);
+    let mut order = Generations::try_zeroed(boards).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut bytes = vec![0u8; 2 * SLICE];
-    while (order.len() as u64) < boards {
-        let want = (boards - order.len() as u64).min(SLICE as u64) as usize;
-        let bytes = &mut bytes[..2 * want];
+    for (s, slice) in order.chunks_mut(SLICE).enumerate() {
+        let bytes = &mut bytes[..2 * slice.len()];
         decoder.read_exact(bytes).map_err(|e| {
             if e.kind() == std::io::ErrorKind::UnexpectedEof {
                 corrupt(format!(
-                    "payload ends after {} of {boards} boards",
-                    order.len()
+                    "payload ends before board {} of {boards}",
+                    s * SLICE + slice.len()
                 ))
             } else {
                 undecodable(e)
             }
         })?;
-        order.extend(
-            bytes
-                .chunks_exact(2)
-                .map(|c| u16::from_le_bytes([c[0], c[1]])),
-        );
+        for (g, c) in slice.iter_mut().zip(bytes.chunks_exact(2)) {
+            *g = u16::from_le_bytes([c[0], c[1]]);
+        }
     }
     let mut extra = [0u8; 1];
     if decoder.read(&mut extra).map_err(undecodable)? != 0 {
@@ -229,7 +230,7 @@ mod tests {
         let order: Vec<u16> = (0..id.boards()).map(|i| (i * 7 % 300) as u16).collect();
         let path = write_certificate(&dir, id, &order).unwrap();
         assert_eq!(path, certificate_path(&dir, id));
-        assert_eq!(read_certificate(&path, id).unwrap(), order);
+        assert_eq!(read_certificate(&path, id).unwrap()[..], order[..]);
 
         // Another level, or another rule set, is refused by name.
         let other = LevelId::new(Rules::new(RuleSet::Abapa, 6).unwrap(), 5);

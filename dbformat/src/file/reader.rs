@@ -9,6 +9,7 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::huge::Values;
 use crate::score::Score;
 
 use super::codec::{Encoding, Model};
@@ -199,13 +200,18 @@ impl LevelReader {
         Ok(Score::new(v))
     }
 
-    /// The values of every block decoded in parallel, in index order; every
-    /// block's checksum and values are checked on the way.
+    /// The values of every block decoded in parallel, in index order, into
+    /// huge pages (callers read them at random); every block's checksum and
+    /// values are checked on the way.
     ///
     /// # Errors
-    /// [`Error::Corrupt`] naming the file and the first bad block found.
-    pub fn decode_all(&self) -> Result<Vec<i8>> {
-        let mut out = vec![0i8; self.boards() as usize];
+    /// [`Error::Corrupt`] naming the file and the first bad block found;
+    /// [`Error::Io`] naming it when the system refuses the memory.
+    pub fn decode_all(&self) -> Result<Values> {
+        let mut out = Values::try_zeroed(self.boards()).map_err(|source| Error::Io {
+            path: self.path.clone(),
+            source,
+        })?;
         let bb = self.block_boards() as usize;
         out.par_chunks_mut(bb)
             .enumerate()

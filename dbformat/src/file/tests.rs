@@ -102,7 +102,11 @@ fn write_then_read_every_encoding() {
         assert_eq!(reader.id(), level);
         assert_eq!(reader.boards(), v.len() as u64);
         assert_eq!(reader.file_bytes(), std::fs::metadata(&path).unwrap().len());
-        assert_eq!(reader.decode_all().unwrap(), v, "{level} {choice:?}");
+        assert_eq!(
+            reader.decode_all().unwrap()[..],
+            v[..],
+            "{level} {choice:?}"
+        );
         reader.verify_checksums().unwrap();
         for (i, &x) in v.iter().enumerate().step_by(7) {
             assert_eq!(reader.get(i as u64).unwrap(), Score::new(x));
@@ -135,7 +139,7 @@ fn streaming_in_odd_pieces_equals_write_level() {
     let path = writer.finish().unwrap();
     assert!(!temp.exists());
     let reader = LevelReader::open(&path).unwrap();
-    assert_eq!(reader.decode_all().unwrap(), v);
+    assert_eq!(reader.decode_all().unwrap()[..], v[..]);
     reader.verify_checksums().unwrap();
 }
 
@@ -152,7 +156,7 @@ fn many_table_flushes_and_a_short_last_block() {
     let path = write_level_with(&dir, level, &v, options, EncodingChoice::Raw).unwrap();
     let reader = LevelReader::open(&path).unwrap();
     assert_eq!(reader.blocks(), 25_168);
-    assert_eq!(reader.decode_all().unwrap(), v);
+    assert_eq!(reader.decode_all().unwrap()[..], v[..]);
     assert_eq!(reader.get(75_503).unwrap(), Score::new(v[75_503]));
 }
 
@@ -327,7 +331,10 @@ fn training_blocks_must_be_whole_blocks_before_any_push() {
     writer.push(&v).unwrap();
     assert!(writer.train_on(&[(0, &v[..100])]).is_err(), "after a push");
     let path = writer.finish().unwrap();
-    assert_eq!(LevelReader::open(&path).unwrap().decode_all().unwrap(), v);
+    assert_eq!(
+        LevelReader::open(&path).unwrap().decode_all().unwrap()[..],
+        v[..]
+    );
 }
 
 #[test]
@@ -342,5 +349,5 @@ fn auto_prefers_a_context_encoding_when_neighbours_agree() {
     let path = write_level(&dir, level, &v, WriteOptions::default()).unwrap();
     let reader = LevelReader::open(&path).unwrap();
     assert_ne!(reader.encoding(), Encoding::Raw);
-    assert_eq!(reader.decode_all().unwrap(), v);
+    assert_eq!(reader.decode_all().unwrap()[..], v[..]);
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use awari_dbformat::file::{self, LevelId, LevelReader};
+use awari_dbformat::huge::Generations;
 use awari_dbformat::{Board, Rules};
 use awari_probe::verify::{self, LevelCheck, Levels};
 use awari_probe::ProbeError;
@@ -103,8 +104,8 @@ pub fn run(args: Args) -> CmdResult {
         let reader = tb.level(seeds)?;
         let t = Instant::now();
         let checksums_ok = reader.verify_checksums().is_ok();
-        let values: Arc<[i8]> = match reader.decode_all() {
-            Ok(v) => v.into(),
+        let values = match reader.decode_all() {
+            Ok(v) => Arc::new(v),
             Err(e) if check => {
                 eprintln!("awari-probe: level {seeds}: {e}");
                 checks.push((empty_check(seeds, &reader), false, 0.0));
@@ -202,7 +203,7 @@ fn empty_check(seeds: u32, reader: &LevelReader) -> LevelCheck {
 /// The certificate beside a level, when there is a sound one. A missing one is
 /// normal (levels built without `--certificate`, imported levels); a corrupt one
 /// is reported and set aside: the proof search does without it.
-fn read_certificate(dir: &std::path::Path, id: LevelId) -> Option<Vec<u16>> {
+fn read_certificate(dir: &std::path::Path, id: LevelId) -> Option<Generations> {
     let path = file::certificate_path(dir, id);
     if !path.exists() {
         return None;
