@@ -250,95 +250,42 @@ pub fn check_level_with(
     tick: &(dyn Fn(u64) + Sync),
 ) -> LevelCheck {
     let certificate = certificate.filter(|c| c.len() == values.len());
-    // Boards whose value the certificate does not prove at once.
-    let uncertified = AtomicU64::new(0);
     let index = Index::for_pits(rules.pits());
-    let n = seeds as i8;
+    let quiet: &(dyn Fn(u64) + Sync) = &|_| {};
+
+    // 1. The recurrence and the range of every value, and with a certificate,
+    // the proofs it gives. When it proves every value, that is all.
+    let mut shown = tick;
+    if let Some(generations) = certificate {
+        let first = first_pass(rules, seeds, values, lower, Some(generations), None, tick);
+        if first.uncertified == 0 {
+            tick(values.len() as u64 - values.len() as u64 / 2);
+            let mut mismatches = first.mismatches;
+            let recurrence_errors = mismatches.len() as u64;
+            mismatches.truncate(limit);
+            return LevelCheck {
+                seeds,
+                boards: values.len() as u64,
+                recurrence_errors,
+                unproven: 0,
+                certified: true,
+                mismatches,
+            };
+        }
+        // Set aside: the search below runs as without it (its first pass
+        // again, unshown: the progress bar has counted one).
+        shown = quiet;
+    }
+
     // Per board: a counter of proofs still needed, or PROVEN / DONE (in huge
     // pages: the proof search reads and updates it at random).
     let mut progress = HugeArray::zeroed(values.len());
     progress.par_chunks_mut(CHUNK).for_each(|c| c.fill(DONE));
     let progress = progress.as_atomic_u8();
+    let first = first_pass(rules, seeds, values, lower, None, Some(progress), shown);
 
-    // 1. The recurrence and the range of every value; the proofs at hand.
-    let mut mismatches: Vec<Mismatch> = values
-        .par_chunks(CHUNK)
-        .zip(progress.par_chunks(CHUNK))
-        .enumerate()
-        .flat_map_iter(|(c, (chunk, progress))| {
-            let start = (c * CHUNK) as u64;
-            let mut found = Vec::new();
-            // A group of boards: `(board in chunk, its first edge)`. Their
-            // children's values are looked up at random, so first all are asked
-            // for, then read.
-            let mut group: Vec<(usize, usize)> = Vec::with_capacity(GROUP);
-            let mut edges: Vec<Edge> = Vec::with_capacity(GROUP * 8);
-            let mut boards = index
-                .boards_from(seeds, start)
-                .take(chunk.len())
-                .enumerate();
-            loop {
-                group.clear();
-                edges.clear();
-                for (k, board) in boards.by_ref().take(GROUP) {
-                    let first = edges.len();
-                    group.push((k, first));
-                    push_edges(index, &rules.legal_moves(&board), values, lower, &mut edges);
-                    if let Some(generations) = certificate {
-                        for e in edges[first..].iter().filter(|e| e.is_quiet()) {
-                            prefetch(&generations[e.index]);
-                        }
-                    }
-                }
-                if group.is_empty() {
-                    break;
-                }
-                for (g, &(k, first)) in group.iter().enumerate() {
-                    let last = group.get(g + 1).map_or(edges.len(), |next| next.1);
-                    let moves = &edges[first..last];
-                    let stored = chunk[k];
-                    if let Some(generations) = certificate {
-                        if !certified(stored, generations[start as usize + k], moves, generations) {
-                            uncertified.fetch_add(1, Relaxed);
-                        }
-                    }
-                    let derived = if (-n..=n).contains(&stored) {
-                        progress[k].store(initial_progress(stored, moves), Relaxed);
-                        derive_from(moves, n)
-                    } else {
-                        i8::MIN
-                    };
-                    if derived != stored {
-                        let i = start + k as u64;
-                        let board = index.unrank(seeds, i).expect("index within level");
-                        found.push(Mismatch {
-                            seeds,
-                            index: i,
-                            board: board.pits().to_vec(),
-                            stored,
-                            derived,
-                            reason: if derived == i8::MIN {
-                                format!("value {stored} is outside -{seeds}..={seeds}")
-                            } else {
-                                "recurrence".into()
-                            },
-                        });
-                    }
-                }
-            }
-            tick(chunk.len() as u64 / 2);
-            found
-        })
-        .collect();
-    mismatches.sort_by_key(|m| m.index);
-    let recurrence_errors = mismatches.len() as u64;
-
-    // 2. Progress: proven by the certificate, or else every proven board tells
-    // its parents (see the module docs).
-    let certified_all = certificate.is_some() && uncertified.load(Relaxed) == 0;
-    if certified_all {
-        tick(values.len() as u64 - values.len() as u64 / 2);
-    } else {
+    // 2. Progress: every proven board tells its parents (see the module docs).
+    {
         let prover = Prover {
             rules,
             index,
@@ -378,17 +325,14 @@ pub fn check_level_with(
     }
 
     // 3. What is left unproven.
-    let unproven_boards: Vec<u64> = if certified_all {
-        Vec::new()
-    } else {
-        progress
-            .par_iter()
-            .enumerate()
-            .filter(|(_, s)| s.load(Relaxed) != DONE)
-            .map(|(i, _)| i as u64)
-            .collect()
-    };
-    let unproven = unproven_boards.len() as u64;
+    let unproven_boards: Vec<u64> = progress
+        .par_iter()
+        .enumerate()
+        .filter(|(_, s)| s.load(Relaxed) != DONE)
+        .map(|(i, _)| i as u64)
+        .collect();
+    let recurrence_errors = first.mismatches.len() as u64;
+    let mut mismatches = first.mismatches;
     for &i in &unproven_boards {
         if mismatches.len() >= limit.max(1) * 2 {
             break;
@@ -414,9 +358,124 @@ pub fn check_level_with(
         seeds,
         boards: values.len() as u64,
         recurrence_errors,
-        unproven,
-        certified: certified_all,
+        unproven: unproven_boards.len() as u64,
+        certified: false,
         mismatches,
+    }
+}
+
+/// What the first pass finds: the boards whose value differs from what their
+/// children give (in index order), and how many boards the certificate, when
+/// there is one, does not prove at once.
+struct FirstPass {
+    mismatches: Vec<Mismatch>,
+    uncertified: u64,
+}
+
+/// The first pass over a level: derives every board's value from its children
+/// and compares; checks each board against the certificate when there is one;
+/// sets each board's progress state when `progress` is given (see the module
+/// docs). Ticks half of the level's boards.
+fn first_pass(
+    rules: Rules,
+    seeds: u32,
+    values: &[i8],
+    lower: &Levels,
+    certificate: Option<&[u16]>,
+    progress: Option<&[AtomicU8]>,
+    tick: &(dyn Fn(u64) + Sync),
+) -> FirstPass {
+    // Boards whose value the certificate does not prove at once.
+    let uncertified = AtomicU64::new(0);
+    let index = Index::for_pits(rules.pits());
+    let n = seeds as i8;
+    let mut mismatches: Vec<Mismatch> = values
+        .par_chunks(CHUNK)
+        .enumerate()
+        .flat_map_iter(|(c, chunk)| {
+            let start = (c * CHUNK) as u64;
+            let mut found = Vec::new();
+            // A group of boards: `(board in chunk, its first edge)`. Their
+            // children's values are looked up at random, so first all are asked
+            // for, then read.
+            let mut group: Vec<(usize, usize)> = Vec::with_capacity(GROUP);
+            let mut edges: Vec<Edge> = Vec::with_capacity(GROUP * 8);
+            let mut boards = index
+                .boards_from(seeds, start)
+                .take(chunk.len())
+                .enumerate();
+            loop {
+                group.clear();
+                edges.clear();
+                for (k, board) in boards.by_ref().take(GROUP) {
+                    group.push((k, edges.len()));
+                    push_edges(index, &rules.legal_moves(&board), values, lower, &mut edges);
+                }
+                if group.is_empty() {
+                    break;
+                }
+                // The certificate is read only where a child's value equals the
+                // board's, negated (see `certified`): none for a draw, and few
+                // for the others. So, once the children's values are here, ask
+                // for just those generations.
+                if let Some(generations) = certificate {
+                    for (g, &(k, first)) in group.iter().enumerate() {
+                        let last = group.get(g + 1).map_or(edges.len(), |next| next.1);
+                        let stored = chunk[k];
+                        if stored == 0 {
+                            continue;
+                        }
+                        for e in &edges[first..last] {
+                            if e.is_quiet() && *e.child == -stored {
+                                prefetch(&generations[e.index]);
+                            }
+                        }
+                    }
+                }
+                for (g, &(k, first)) in group.iter().enumerate() {
+                    let last = group.get(g + 1).map_or(edges.len(), |next| next.1);
+                    let moves = &edges[first..last];
+                    let stored = chunk[k];
+                    if let Some(generations) = certificate {
+                        if !certified(stored, generations[start as usize + k], moves, generations) {
+                            uncertified.fetch_add(1, Relaxed);
+                        }
+                    }
+                    let derived = if (-n..=n).contains(&stored) {
+                        if let Some(progress) = progress {
+                            let state = initial_progress(stored, moves);
+                            progress[start as usize + k].store(state, Relaxed);
+                        }
+                        derive_from(moves, n)
+                    } else {
+                        i8::MIN
+                    };
+                    if derived != stored {
+                        let i = start + k as u64;
+                        let board = index.unrank(seeds, i).expect("index within level");
+                        found.push(Mismatch {
+                            seeds,
+                            index: i,
+                            board: board.pits().to_vec(),
+                            stored,
+                            derived,
+                            reason: if derived == i8::MIN {
+                                format!("value {stored} is outside -{seeds}..={seeds}")
+                            } else {
+                                "recurrence".into()
+                            },
+                        });
+                    }
+                }
+            }
+            tick(chunk.len() as u64 / 2);
+            found
+        })
+        .collect();
+    mismatches.sort_by_key(|m| m.index);
+    FirstPass {
+        mismatches,
+        uncertified: uncertified.into_inner(),
     }
 }
 

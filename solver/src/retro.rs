@@ -414,7 +414,9 @@ fn run_stage(
     let mut generations = 0;
     let (mut current, mut next) = (0usize, 1usize);
     let (mut cur_mark, mut next_mark) = (MARK_A, MARK_B);
-    let mut frontier: Vec<(Board, bool)> = Vec::new();
+    // The lists the tasks of the last generation made (kept apart: joining them
+    // would copy every listed board once more).
+    let mut frontier: Vec<Vec<(Board, bool)>> = Vec::new();
     let allowance = (state.size / LIST_SHARE) as usize;
     loop {
         if frontier.is_empty() && !state.any_dirty(current) {
@@ -423,14 +425,17 @@ fn run_stage(
         generations += 1;
         let room = AtomicUsize::new(allowance);
         let next_of = |batch: ParentBatch| -> Vec<(Board, bool)> {
-            wins.fetch_add(batch.wins, Relaxed);
-            losses.fetch_add(batch.losses, Relaxed);
-            progress.inc(batch.wins + batch.losses);
+            if batch.wins + batch.losses > 0 {
+                wins.fetch_add(batch.wins, Relaxed);
+                losses.fetch_add(batch.losses, Relaxed);
+                progress.inc(batch.wins + batch.losses);
+            }
             batch.list
         };
         // The listed boards, a slice per task.
         let mut lists: Vec<Vec<(Board, bool)>> = frontier
-            .par_chunks(LIST_GRANT)
+            .par_iter()
+            .flat_map(|list| list.par_chunks(LIST_GRANT))
             .map(|chunk| {
                 let mut batch = ParentBatch::new(state, k, generations, next, next_mark, &room);
                 for &(board, lost) in chunk {
@@ -447,6 +452,11 @@ fn run_stage(
                 .enumerate()
                 .with_min_len(64)
                 .map(|(word_index, word)| {
+                    // Most words are clear in most generations: read before
+                    // writing, and make no batch (an allocation) for nothing.
+                    if word.load(Relaxed) == 0 {
+                        return Vec::new();
+                    }
                     let mut bits = word.swap(0, Relaxed);
                     let mut batch = ParentBatch::new(state, k, generations, next, next_mark, &room);
                     let cells = state.cells();
@@ -477,7 +487,8 @@ fn run_stage(
                 })
                 .collect::<Vec<_>>(),
         );
-        frontier = lists.concat();
+        lists.retain(|list| !list.is_empty());
+        frontier = lists;
         std::mem::swap(&mut current, &mut next);
         std::mem::swap(&mut cur_mark, &mut next_mark);
     }
@@ -582,6 +593,11 @@ impl<'a> ParentBatch<'a> {
     fn push(&mut self, q: u64, parent: Board, child_in_loss: bool) {
         prefetch(&self.cells.nibbles[(q / 2) as usize]);
         prefetch(self.cells.value(q));
+        // A parent of a lost board is nearly always decided (a win) and then
+        // records its generation; other parents seldom are.
+        if let (Some(recorded), true) = (self.recorded, child_in_loss) {
+            prefetch(&recorded[q as usize]);
+        }
         self.parents.push((q, parent, child_in_loss));
     }
 

@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use awari_dbformat::{Board, Index, Rules, Score};
+use awari_dbformat::cache::prefetch;
+use awari_dbformat::{Board, Index, Move, Rules, Score};
 use rayon::prelude::*;
 
 use crate::lower::LowerLevels;
@@ -23,15 +24,7 @@ pub fn count_stored(values: &[i8]) -> Counts {
             }
             h
         })
-        .reduce(
-            || [0u64; 256],
-            |mut a, b| {
-                for (x, y) in a.iter_mut().zip(b) {
-                    *x += y;
-                }
-                a
-            },
-        );
+        .reduce(|| [0u64; 256], add_histograms);
     (0..256usize)
         .filter(|&b| histogram[b] > 0)
         .map(|b| (b as u8 as i8, histogram[b]))
@@ -61,7 +54,7 @@ pub fn one_ply(rules: Rules, board: &Board, values: &[i8], lower: &LowerLevels) 
 }
 
 /// Counts the values of all boards with `seeds` seeds: the stored ones (`stored`,
-/// from [`count_stored`]) plus the unstored ones valued by [`one_ply`].
+/// from [`count_stored`]) plus the unstored ones valued as [`one_ply`] does.
 pub fn count_all(
     rules: Rules,
     seeds: u32,
@@ -74,21 +67,79 @@ pub fn count_all(
     // In slices of a million boards: the unstored boards of a large level would
     // take hundreds of MB held all at once (level 24: 35 million boards).
     let mut unstored = index.unstored_boards(seeds);
-    let mut scores = Vec::new();
     loop {
         let slice: Vec<Board> = unstored.by_ref().take(1 << 20).collect();
         if slice.is_empty() {
             break;
         }
-        slice
-            .par_iter()
-            .map(|b| one_ply(rules, b, values, lower).get())
-            .collect_into_vec(&mut scores);
-        for &v in &scores {
-            *all.entry(v).or_default() += 1;
+        let histogram = slice
+            .par_chunks(GROUP)
+            .fold(
+                || ([0u64; 256], Vec::new()),
+                |(mut h, mut moves), group| {
+                    for v in one_ply_group(rules, index, group, values, lower, &mut moves) {
+                        h[v as u8 as usize] += 1;
+                    }
+                    (h, moves)
+                },
+            )
+            .map(|(h, _)| h)
+            .reduce(|| [0u64; 256], add_histograms);
+        for (b, &n) in histogram.iter().enumerate() {
+            if n > 0 {
+                *all.entry(b as u8 as i8).or_default() += n;
+            }
         }
     }
     all
+}
+
+/// Boards valued together by [`one_ply_group`].
+const GROUP: usize = 32;
+
+/// The [`one_ply`] values of a few boards. Their children's values lie anywhere
+/// in this level and the lower ones, so all are asked for (prefetched) before
+/// any is read; `moves` is scratch space.
+fn one_ply_group<'a>(
+    rules: Rules,
+    index: &Index,
+    boards: &[Board],
+    values: &'a [i8],
+    lower: &'a LowerLevels,
+    moves: &mut Vec<(usize, Move, &'a i8)>,
+) -> impl Iterator<Item = i8> + use<'a> {
+    moves.clear();
+    let mut best: Vec<Option<Score>> = Vec::with_capacity(boards.len());
+    for (b, board) in boards.iter().enumerate() {
+        best.push(rules.terminal_value(board));
+        if best[b].is_some() {
+            continue;
+        }
+        for m in rules.legal_moves(board).iter() {
+            let slot = if m.child.seeds() == board.seeds() {
+                &values[index.rank(&m.child).expect("a child is stored") as usize]
+            } else {
+                lower.slot(&m.child)
+            };
+            prefetch(slot);
+            moves.push((b, *m, slot));
+        }
+    }
+    for &(b, m, slot) in moves.iter() {
+        let v = m.value(Score::new(*slot));
+        best[b] = Some(best[b].map_or(v, |old| old.max(v)));
+    }
+    best.into_iter().map(|v| {
+        v.expect("a board with seeds in the mover's row has a move")
+            .get()
+    })
+}
+
+fn add_histograms(mut a: [u64; 256], b: [u64; 256]) -> [u64; 256] {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+    a
 }
 
 /// Counts as a JSON object from value (as a string) to number of boards.
@@ -99,4 +150,38 @@ pub fn counts_json(counts: &Counts) -> serde_json::Value {
             .map(|(v, n)| (v.to_string(), serde_json::Value::from(*n)))
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use awari_dbformat::RuleSet;
+
+    /// The batched count over all boards agrees with valuing every unstored
+    /// board by [`one_ply`], one at a time, under every rule set.
+    #[test]
+    fn batched_count_matches_one_ply_board_by_board() {
+        for set in RuleSet::ALL {
+            let rules = Rules::new(set, 6).unwrap();
+            let n = 10;
+            let levels = crate::solve_in_memory(rules, n);
+            let mut lower = LowerLevels::new(6);
+            for (s, values) in levels.iter().enumerate().take(n as usize) {
+                lower.insert(s as u32, values.clone());
+            }
+            let values = &levels[n as usize];
+            let stored = count_stored(values);
+            let mut expected = stored.clone();
+            for board in Index::for_pits(6).unstored_boards(n) {
+                *expected
+                    .entry(one_ply(rules, &board, values, &lower).get())
+                    .or_default() += 1;
+            }
+            assert_eq!(
+                count_all(rules, n, values, &lower, &stored),
+                expected,
+                "{set:?}"
+            );
+        }
+    }
 }

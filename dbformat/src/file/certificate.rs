@@ -84,6 +84,10 @@ pub fn write_certificate(dir: &Path, id: LevelId, order: &[u16]) -> Result<PathB
     // what the certificate takes in memory (764 MB at level 24).
     let payload = (|| {
         let mut encoder = zstd::stream::write::Encoder::new(Vec::new(), ZSTD_LEVEL)?;
+        // zstd's own workers, as many as the caller's threads (which wait
+        // meanwhile): a level 24 certificate is a GB before compression. (The
+        // frame is the same for any number of workers.)
+        encoder.multithread(rayon::current_num_threads().max(1) as u32)?;
         let mut bytes = Vec::with_capacity(2 * SLICE);
         for slice in order.chunks(SLICE) {
             bytes.clear();
