@@ -33,10 +33,12 @@
 //! propagation are found by un-moving a child, so their board is at hand: they
 //! go onto a list of the next generation as `(board, lost)` instead, their
 //! nibble set straight to [`DONE`]. The lists of one generation may hold at most
-//! [`LIST_SHARE`] of the level's boards (18 bytes each; on the 6-pit levels
-//! measured, a generation never held more than 2% of a level); past that,
-//! decisions fall back to marks. Boards seeded from `B` are found by a sweep
-//! over the indices and keep using marks.
+//! [`LIST_SHARE`] of the level's boards (18 bytes each), taken by tasks in
+//! grants of [`LIST_GRANT`] entries whose unused rest goes back when the task
+//! ends; past that, decisions fall back to marks (at level 21 of 6-pit awari,
+//! none did). Boards seeded from `B` are found by a sweep over the indices and
+//! keep using marks; those are found in index order, so the next one is
+//! reached by stepping the level's iterator when it is near ([`Walker`]).
 //!
 //! ## Threads
 //! The initial pass and the stage seeding own disjoint index ranges and store
@@ -49,7 +51,7 @@
 use std::sync::atomic::{AtomicI8, AtomicU16, AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
 
 use awari_dbformat::cache::prefetch;
-use awari_dbformat::{Board, Index, Move, Rules, Score};
+use awari_dbformat::{Board, Index, LevelIter, Move, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -76,9 +78,10 @@ pub const LIST_SHARE: u64 = 32;
 const LIST_GRANT: usize = 1024;
 
 /// The bytes of solver state per board of the level being built: value and
-/// nibble (1.5), plus the frontier lists at their fullest (18 bytes per entry,
-/// one board in [`LIST_SHARE`]).
-pub const STATE_BYTES_PER_BOARD: f64 = 1.5 + 18.0 / LIST_SHARE as f64;
+/// nibble (1.5), plus the frontier lists of two generations (the one being
+/// visited and the next) at their fullest (18 bytes per entry, one board in
+/// [`LIST_SHARE`] each).
+pub const STATE_BYTES_PER_BOARD: f64 = 1.5 + 2.0 * 18.0 / LIST_SHARE as f64;
 /// The bytes per board of the recorded generations (a certificate), when asked for.
 pub const GENERATION_BYTES_PER_BOARD: f64 = 2.0;
 
@@ -414,8 +417,8 @@ fn run_stage(
     let mut generations = 0;
     let (mut current, mut next) = (0usize, 1usize);
     let (mut cur_mark, mut next_mark) = (MARK_A, MARK_B);
-    // The lists the tasks of the last generation made (kept apart: joining them
-    // would copy every listed board once more).
+    // The lists the tasks of the last generation made, one per grant (kept
+    // apart: joining them would copy every listed board once more).
     let mut frontier: Vec<Vec<(Board, bool)>> = Vec::new();
     let allowance = (state.size / LIST_SHARE) as usize;
     loop {
@@ -424,19 +427,25 @@ fn run_stage(
         }
         generations += 1;
         let room = AtomicUsize::new(allowance);
-        let next_of = |batch: ParentBatch| -> Vec<(Board, bool)> {
+        let next_of = |batch: ParentBatch| -> Vec<Vec<(Board, bool)>> {
             if batch.wins + batch.losses > 0 {
                 wins.fetch_add(batch.wins, Relaxed);
                 losses.fetch_add(batch.losses, Relaxed);
                 progress.inc(batch.wins + batch.losses);
             }
-            batch.list
+            // What is left of the task's grant goes back for the tasks still
+            // to run (only as many tasks as threads hold a grant at once).
+            room.fetch_add(batch.granted, Relaxed);
+            let mut lists = batch.list;
+            // A list's spare room would be held until the next generation has
+            // gone through it; most lists are short.
+            lists.iter_mut().for_each(Vec::shrink_to_fit);
+            lists
         };
-        // The listed boards, a slice per task.
+        // The listed boards, a list (at most one grant) per task.
         let mut lists: Vec<Vec<(Board, bool)>> = frontier
             .par_iter()
-            .flat_map(|list| list.par_chunks(LIST_GRANT))
-            .map(|chunk| {
+            .flat_map_iter(|chunk| {
                 let mut batch = ParentBatch::new(state, k, generations, next, next_mark, &room);
                 for &(board, lost) in chunk {
                     batch.tell_parents_of(rules, index, &board, lost);
@@ -460,6 +469,7 @@ fn run_stage(
                     let mut bits = word.swap(0, Relaxed);
                     let mut batch = ParentBatch::new(state, k, generations, next, next_mark, &room);
                     let cells = state.cells();
+                    let mut walker = Walker::new(index, seeds);
                     while bits != 0 {
                         let block = word_index as u64 * 64 + u64::from(bits.trailing_zeros());
                         bits &= bits - 1;
@@ -478,13 +488,14 @@ fn run_stage(
                             }
                             cells.set_done(i);
                             let lost = cells.value(i).load(Relaxed) < 0;
-                            let board = index.unrank(seeds, i).expect("index within the level");
+                            let board = walker.board(i);
                             batch.tell_parents_of(rules, index, &board, lost);
                         }
                     }
                     batch.apply();
                     next_of(batch)
                 })
+                .flatten_iter()
                 .collect::<Vec<_>>(),
         );
         lists.retain(|list| !list.is_empty());
@@ -497,6 +508,47 @@ fn run_stage(
         wins: wins.into_inner(),
         losses: losses.into_inner(),
         generations,
+    }
+}
+
+/// The boards of marked indices, found in increasing order within a task.
+///
+/// Unranking costs about as much as ten steps of the level's iterator (132 ns
+/// and 13 ns at level 21, `bench_moves`), and marked boards often lie close together (a block holds 64 boards), so the
+/// next marked board is reached by stepping when it is near, else unranked.
+struct Walker<'a> {
+    index: &'a Index,
+    seeds: u32,
+    /// The iterator and the index of the board it yields next.
+    at: Option<(u64, LevelIter)>,
+}
+
+impl<'a> Walker<'a> {
+    /// Steps at most this far; farther boards are unranked.
+    const MAX_STEPS: u64 = 10;
+
+    fn new(index: &'a Index, seeds: u32) -> Walker<'a> {
+        Walker {
+            index,
+            seeds,
+            at: None,
+        }
+    }
+
+    /// Board `i` of the level.
+    #[inline]
+    fn board(&mut self, i: u64) -> Board {
+        if let Some((next, boards)) = &mut self.at {
+            if (*next..*next + Self::MAX_STEPS).contains(&i) {
+                let board = boards.nth((i - *next) as usize);
+                *next = i + 1;
+                return board.expect("index within the level");
+            }
+        }
+        let mut boards = self.index.boards_from(self.seeds, i);
+        let board = boards.next().expect("index within the level");
+        self.at = Some((i + 1, boards));
+        board
     }
 }
 
@@ -535,7 +587,9 @@ struct ParentBatch<'a> {
     /// `(parent index, parent, whether the child that told it is lost)`.
     parents: Vec<(u64, Board, bool)>,
     /// The boards this task decided and listed for the next generation.
-    list: Vec<(Board, bool)>,
+    /// (One list per grant, so that the next generation's tasks take at most
+    /// [`LIST_GRANT`] boards each.)
+    list: Vec<Vec<(Board, bool)>>,
     /// List entries granted to this task and not used yet.
     granted: usize,
     /// The allowance of list entries left for the next generation.
@@ -613,6 +667,9 @@ impl<'a> ParentBatch<'a> {
                 .room
                 .fetch_update(Relaxed, Relaxed, |r| Some(r.saturating_sub(LIST_GRANT)))
                 .map_or(0, |r| r.min(LIST_GRANT));
+            if self.granted > 0 {
+                self.list.push(Vec::new());
+            }
         }
         self.granted > 0
     }
@@ -624,7 +681,10 @@ impl<'a> ParentBatch<'a> {
         }
         if listed {
             self.granted -= 1;
-            self.list.push((parent, lost));
+            self.list
+                .last_mut()
+                .expect("a list per grant")
+                .push((parent, lost));
         } else {
             self.state.mark_dirty(self.next, q);
         }
