@@ -668,7 +668,9 @@ impl<'a> ParentBatch<'a> {
                 .fetch_update(Relaxed, Relaxed, |r| Some(r.saturating_sub(LIST_GRANT)))
                 .map_or(0, |r| r.min(LIST_GRANT));
             if self.granted > 0 {
-                self.list.push(Vec::new());
+                // Room for the whole grant: no copying as the list grows
+                // (what is left unused is given back when the task ends).
+                self.list.push(Vec::with_capacity(self.granted));
             }
         }
         self.granted > 0

@@ -331,6 +331,28 @@ impl Model {
         )
     }
 
+    /// [`Model::train_both`] for every number of neighbours from 1 to `most`,
+    /// from one count over the blocks (with `most` neighbours, narrowed for
+    /// the others; see [`Shape::narrow_counts`]).
+    pub fn train_all(id: LevelId, most: usize, blocks: &[(u64, &[i8])]) -> Vec<(Model, Model)> {
+        let widest = Shape::new(id, most, PIT0_CLASSES);
+        let counts = widest.count(id, blocks);
+        (1..=most)
+            .map(|k| {
+                let shape = Shape::new(id, k, PIT0_CLASSES);
+                let mine = if k == most {
+                    counts.clone()
+                } else {
+                    shape.narrow_counts(&widest, &counts)
+                };
+                (
+                    Model::ContextRank(RankModel::from_counts(shape.clone(), &mine)),
+                    Model::ContextAns(AnsModel::from_counts(shape, &mine)),
+                )
+            })
+            .collect()
+    }
+
     /// The model section's bytes (empty for [`Model::Raw`]).
     ///
     /// A context-rank model is: `u8` neighbours (1..=3), `u8` pit-0 classes

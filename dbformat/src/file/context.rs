@@ -262,6 +262,43 @@ impl Shape {
         }
     }
 
+    /// The counts this shape would get from the blocks that gave `counts` to
+    /// `wider`, a shape of the same level and pit-0 classes with at least as
+    /// many neighbours: each of `wider`'s contexts is added into the one made
+    /// of its first neighbours and pit 0. (Neighbour offsets do not depend on
+    /// how many neighbours are used, so this is exact, and one count serves
+    /// every narrower shape.)
+    pub fn narrow_counts(&self, wider: &Shape, counts: &Counts) -> Counts {
+        debug_assert!(self.neighbours <= wider.neighbours);
+        debug_assert_eq!(self.alphabet, wider.alphabet);
+        let base = self.base();
+        let mut narrow: HashMap<usize, Vec<u64>> = HashMap::new();
+        for (&ctx, row) in &counts.1 {
+            // Take `wider`'s context apart (see `Shape::context`).
+            let s1 = ctx % base;
+            let mut rest = ctx / base;
+            let mut s2 = 0;
+            if wider.neighbours >= 2 {
+                s2 = rest % base;
+                rest /= base;
+            }
+            if wider.neighbours >= 3 {
+                rest /= CLASSES3;
+            }
+            let pit0 = rest;
+            let mine = match self.neighbours {
+                1 => pit0 * base + s1,
+                2 => (pit0 * base + s2) * base + s1,
+                _ => ctx,
+            };
+            let sum = narrow.entry(mine).or_insert_with(|| vec![0; self.alphabet]);
+            for (x, y) in sum.iter_mut().zip(row) {
+                *x += y;
+            }
+        }
+        (counts.0.clone(), narrow)
+    }
+
     /// The four bytes that start a serialised model: neighbours, pit-0
     /// classes, alphabet (`u16`).
     pub fn header(&self) -> [u8; 4] {
@@ -617,6 +654,35 @@ mod tests {
             let mut some = Check(&symbols, &contexts, 77);
             let err = shape.decode(id, 1000, symbols.len(), &mut sym, &mut some);
             assert_eq!(err, Err(77));
+        }
+    }
+
+    #[test]
+    fn narrowed_counts_equal_counting_with_fewer_neighbours() {
+        for pit0_classes in [1, PIT0_CLASSES] {
+            let id = LevelId::new(Rules::default(), 9);
+            // Values that depend on the board, so that contexts matter.
+            let values: Vec<i8> = Index::for_pits(6)
+                .boards(9)
+                .map(|b| {
+                    let v = i16::from(b.pit(0)) - i16::from(b.pit(6)) + i16::from(b.pit(3) % 3);
+                    v.clamp(-9, 9) as i8
+                })
+                .collect();
+            let blocks = [(0u64, &values[..4000]), (10_000, &values[10_000..15_000])];
+            let widest = Shape::new(id, 3, pit0_classes);
+            let counts = widest.count(id, &blocks);
+            for k in 1..=3 {
+                let shape = Shape::new(id, k, pit0_classes);
+                let direct = shape.count(id, &blocks);
+                let narrowed = shape.narrow_counts(&widest, &counts);
+                assert_eq!(narrowed.0, direct.0, "{k} neighbours");
+                // Contexts seen with no board are left out by both.
+                assert_eq!(
+                    narrowed.1, direct.1,
+                    "{k} neighbours, {pit0_classes} pit-0 classes"
+                );
+            }
         }
     }
 }

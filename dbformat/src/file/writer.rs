@@ -565,8 +565,7 @@ fn choose_model(
         EncodingChoice::ContextAns(k) => return Ok(Model::train_ans(id, k.clamp(1, most), train)),
         EncodingChoice::Auto => {
             let mut all = vec![Model::Raw];
-            for k in 1..=most {
-                let (rank, ans) = Model::train_both(id, k, train);
+            for (rank, ans) in Model::train_all(id, most, train) {
                 all.push(rank);
                 all.push(ans);
             }

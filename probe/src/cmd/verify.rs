@@ -104,7 +104,13 @@ pub fn run(args: Args) -> CmdResult {
         let reader = tb.level(seeds)?;
         let t = Instant::now();
         let checksums_ok = reader.verify_checksums().is_ok();
-        let values = match reader.decode_all() {
+        // The certificate (one zstd frame, read by one thread) while the level
+        // is decoded (in parallel).
+        let (decoded, certificate) = rayon::join(
+            || reader.decode_all(),
+            || check.then(|| read_certificate(tb.dir(), LevelId::new(rules, seeds))),
+        );
+        let values = match decoded {
             Ok(v) => Arc::new(v),
             Err(e) if check => {
                 eprintln!("awari-probe: level {seeds}: {e}");
@@ -114,7 +120,7 @@ pub fn run(args: Args) -> CmdResult {
             Err(e) => return Err(e.into()),
         };
         if check {
-            let certificate = read_certificate(tb.dir(), LevelId::new(rules, seeds));
+            let certificate = certificate.flatten();
             let bar = progress_bar(!args.json, seeds, values.len() as u64);
             let result = verify::check_level_with(
                 rules,
