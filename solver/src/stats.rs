@@ -73,17 +73,16 @@ pub fn count_all(
             break;
         }
         let histogram = slice
-            .par_chunks(GROUP)
-            .fold(
-                || ([0u64; 256], Vec::new()),
-                |(mut h, mut moves), group| {
+            .par_chunks(GROUP << 8)
+            .map(|chunk| {
+                let (mut h, mut moves) = ([0u64; 256], Vec::new());
+                for group in chunk.chunks(GROUP) {
                     for v in one_ply_group(rules, index, group, values, lower, &mut moves) {
                         h[v as u8 as usize] += 1;
                     }
-                    (h, moves)
-                },
-            )
-            .map(|(h, _)| h)
+                }
+                h
+            })
             .reduce(|| [0u64; 256], add_histograms);
         for (b, &n) in histogram.iter().enumerate() {
             if n > 0 {
