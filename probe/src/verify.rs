@@ -251,11 +251,9 @@ pub fn check_level_with(
 ) -> LevelCheck {
     let certificate = certificate.filter(|c| c.len() == values.len());
     let index = Index::for_pits(rules.pits());
-    let quiet: &(dyn Fn(u64) + Sync) = &|_| {};
 
     // 1. The recurrence and the range of every value, and with a certificate,
     // the proofs it gives. When it proves every value, that is all.
-    let mut shown = tick;
     if let Some(generations) = certificate {
         let first = first_pass(rules, seeds, values, lower, Some(generations), None, tick);
         if first.uncertified == 0 {
@@ -272,10 +270,11 @@ pub fn check_level_with(
                 mismatches,
             };
         }
-        // Set aside: the search below runs as without it (its first pass
-        // again, unshown: the progress bar has counted one).
-        shown = quiet;
     }
+    // A certificate that does not prove the level is set aside: the search
+    // below runs as without it, its first pass again but unshown (the
+    // progress bar has counted one).
+    let shown: &(dyn Fn(u64) + Sync) = if certificate.is_some() { &|_| {} } else { tick };
 
     // Per board: a counter of proofs still needed, or PROVEN / DONE (in huge
     // pages: the proof search reads and updates it at random).

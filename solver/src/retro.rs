@@ -51,12 +51,12 @@
 use std::sync::atomic::{AtomicI8, AtomicU16, AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
 
 use awari_dbformat::cache::prefetch;
+use awari_dbformat::huge::{Generations, HugeArray, Values};
 use awari_dbformat::{Board, Index, LevelIter, Move, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
 use crate::lower::LowerLevels;
-use awari_dbformat::huge::{Generations, HugeArray, Values};
 
 /// `values[i]` of a board with no capturing move and at least one quiet move.
 pub const NO_EXIT: i8 = i8::MIN;
@@ -436,7 +436,7 @@ fn run_stage(
             // What is left of the task's grant goes back for the tasks still
             // to run (only as many tasks as threads hold a grant at once).
             room.fetch_add(batch.granted, Relaxed);
-            let mut lists = batch.list;
+            let mut lists = batch.lists;
             // A list's spare room would be held until the next generation has
             // gone through it; most lists are short.
             lists.iter_mut().for_each(Vec::shrink_to_fit);
@@ -514,8 +514,9 @@ fn run_stage(
 /// The boards of marked indices, found in increasing order within a task.
 ///
 /// Unranking costs about as much as ten steps of the level's iterator (132 ns
-/// and 13 ns at level 21, `bench_moves`), and marked boards often lie close together (a block holds 64 boards), so the
-/// next marked board is reached by stepping when it is near, else unranked.
+/// and 13 ns at level 21, `bench_moves`), and marked boards often lie close
+/// together (a block holds 64 boards), so the next marked board is reached by
+/// stepping when it is near, else unranked.
 struct Walker<'a> {
     index: &'a Index,
     seeds: u32,
@@ -586,10 +587,10 @@ struct ParentBatch<'a> {
     next_mark: u8,
     /// `(parent index, parent, whether the child that told it is lost)`.
     parents: Vec<(u64, Board, bool)>,
-    /// The boards this task decided and listed for the next generation.
-    /// (One list per grant, so that the next generation's tasks take at most
-    /// [`LIST_GRANT`] boards each.)
-    list: Vec<Vec<(Board, bool)>>,
+    /// The boards this task decided and listed for the next generation, one
+    /// list per grant (so that the next generation's tasks take at most
+    /// [`LIST_GRANT`] boards each).
+    lists: Vec<Vec<(Board, bool)>>,
     /// List entries granted to this task and not used yet.
     granted: usize,
     /// The allowance of list entries left for the next generation.
@@ -620,7 +621,7 @@ impl<'a> ParentBatch<'a> {
             next,
             next_mark,
             parents: Vec::with_capacity(Self::SIZE + 2 * awari_dbformat::MAX_PITS as usize * 8),
-            list: Vec::new(),
+            lists: Vec::new(),
             granted: 0,
             room,
             wins: 0,
@@ -670,7 +671,7 @@ impl<'a> ParentBatch<'a> {
             if self.granted > 0 {
                 // Room for the whole grant: no copying as the list grows
                 // (what is left unused is given back when the task ends).
-                self.list.push(Vec::with_capacity(self.granted));
+                self.lists.push(Vec::with_capacity(self.granted));
             }
         }
         self.granted > 0
@@ -683,7 +684,7 @@ impl<'a> ParentBatch<'a> {
         }
         if listed {
             self.granted -= 1;
-            self.list
+            self.lists
                 .last_mut()
                 .expect("a list per grant")
                 .push((parent, lost));
