@@ -9,6 +9,7 @@
 //! these. (On Linux with transparent huge pages in `madvise` mode, a plain
 //! `Vec` gets none.)
 
+use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicI8, AtomicU16, AtomicU64, AtomicU8};
 
@@ -45,15 +46,6 @@ impl HugeArray {
             map: Some(map),
             len,
         })
-    }
-
-    /// A copy of `values` in huge pages.
-    pub fn copy_of(values: &[i8]) -> HugeArray {
-        let mut array = HugeArray::zeroed(values.len());
-        for (d, &s) in array.iter_mut().zip(values) {
-            *d = s as u8;
-        }
-        array
     }
 
     /// The array as `len / size_of::<T>()` values of `T` (a tail too short for
@@ -103,12 +95,6 @@ impl HugeArray {
         unsafe { self.view() }
     }
 
-    /// The bytes as `len / 2` 16-bit atomics (native byte order).
-    pub fn as_atomic_u16(&self) -> &[AtomicU16] {
-        // SAFETY: as above.
-        unsafe { self.view() }
-    }
-
     /// The bytes as `len / 8` 64-bit atomics (native byte order), for reading
     /// eight bytes at once.
     pub fn as_atomic_u64(&self) -> &[AtomicU64] {
@@ -116,28 +102,10 @@ impl HugeArray {
         unsafe { self.view() }
     }
 
-    /// The bytes as `len / 2` 16-bit numbers (native byte order).
-    pub fn as_u16(&self) -> &[u16] {
-        // SAFETY: an integer is valid for any bits.
-        unsafe { self.view() }
-    }
-
     /// The bytes as signed values.
     pub fn as_i8(&self) -> &[i8] {
         // SAFETY: as above.
         unsafe { self.view() }
-    }
-
-    /// The bytes as signed values, to fill in.
-    pub fn as_i8_mut(&mut self) -> &mut [i8] {
-        // SAFETY: as above.
-        unsafe { self.view_mut() }
-    }
-
-    /// The bytes as `len / 2` 16-bit numbers (native byte order), to fill in.
-    pub fn as_u16_mut(&mut self) -> &mut [u16] {
-        // SAFETY: as above.
-        unsafe { self.view_mut() }
     }
 }
 
@@ -160,90 +128,89 @@ impl DerefMut for HugeArray {
     }
 }
 
+/// One number of type `T` per board of a level, in index order, in huge pages.
+pub struct PerBoard<T: Plain> {
+    array: HugeArray,
+    of: PhantomData<T>,
+}
+
 /// The values of a solved level, one signed byte per board in index order, kept
 /// in huge pages because later levels read them at random.
-pub struct Values(HugeArray);
-
-impl Values {
-    /// Zero for each of `boards` boards.
-    ///
-    /// # Errors
-    /// The system's error when it refuses the memory.
-    pub fn try_zeroed(boards: u64) -> std::io::Result<Values> {
-        Ok(Values(HugeArray::try_zeroed(boards as usize)?))
-    }
-
-    /// A copy of `values`.
-    pub fn copy_of(values: &[i8]) -> Values {
-        Values(HugeArray::copy_of(values))
-    }
-
-    /// Takes over an array of value bytes.
-    pub fn from_array(array: HugeArray) -> Values {
-        Values(array)
-    }
-}
-
-impl Deref for Values {
-    type Target = [i8];
-    fn deref(&self) -> &[i8] {
-        self.0.as_i8()
-    }
-}
-
-impl DerefMut for Values {
-    fn deref_mut(&mut self) -> &mut [i8] {
-        self.0.as_i8_mut()
-    }
-}
-
-impl std::fmt::Debug for Values {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Values({} boards)", self.len())
-    }
-}
+pub type Values = PerBoard<i8>;
 
 /// The generation in which each board of a solved level was decided (within its
 /// threshold stage), one `u16` per board in index order: the content of a
 /// certificate file ([`crate::file::certificate`]).
-pub struct Generations(HugeArray);
+pub type Generations = PerBoard<u16>;
 
-impl Generations {
-    /// Zero for each of `boards` boards.
-    pub fn zeroed(boards: u64) -> Generations {
-        Generations(HugeArray::zeroed(2 * boards as usize))
-    }
+/// The numbers a [`PerBoard`] may hold.
+///
+/// # Safety
+/// Every bit pattern of the type's size must be a valid value (plain integers).
+pub unsafe trait Plain: Copy {}
+// SAFETY: integers are valid for any bits.
+unsafe impl Plain for i8 {}
+// SAFETY: as above.
+unsafe impl Plain for u16 {}
 
+impl<T: Plain> PerBoard<T> {
     /// Zero for each of `boards` boards.
     ///
     /// # Errors
     /// The system's error when it refuses the memory.
-    pub fn try_zeroed(boards: u64) -> std::io::Result<Generations> {
-        Ok(Generations(HugeArray::try_zeroed(2 * boards as usize)?))
+    pub fn try_zeroed(boards: u64) -> std::io::Result<PerBoard<T>> {
+        let bytes = boards as usize * std::mem::size_of::<T>();
+        Ok(PerBoard::from_array(HugeArray::try_zeroed(bytes)?))
     }
 
+    /// Zero for each of `boards` boards.
+    ///
+    /// # Panics
+    /// When the system refuses the memory (see [`HugeArray::zeroed`]).
+    pub fn zeroed(boards: u64) -> PerBoard<T> {
+        PerBoard::try_zeroed(boards).expect("anonymous memory for a per-board array")
+    }
+
+    /// Takes over an array of bytes (a tail too short for one `T` is left out).
+    pub fn from_array(array: HugeArray) -> PerBoard<T> {
+        PerBoard {
+            array,
+            of: PhantomData,
+        }
+    }
+}
+
+impl Generations {
     /// The entries as atomics, for the solver's threads.
     pub fn as_atomic(&self) -> &[AtomicU16] {
-        self.0.as_atomic_u16()
+        // SAFETY: an atomic integer is valid for any bits.
+        unsafe { self.array.view() }
     }
 }
 
-impl Deref for Generations {
-    type Target = [u16];
-    fn deref(&self) -> &[u16] {
-        self.0.as_u16()
+impl<T: Plain> Deref for PerBoard<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // SAFETY: `T` is valid for any bits (`Plain`).
+        unsafe { self.array.view() }
     }
 }
 
-impl DerefMut for Generations {
-    fn deref_mut(&mut self) -> &mut [u16] {
-        self.0.as_u16_mut()
+impl<T: Plain> DerefMut for PerBoard<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as above.
+        unsafe { self.array.view_mut() }
     }
 }
 
-impl std::fmt::Debug for Generations {
+impl<T: Plain> std::fmt::Debug for PerBoard<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Generations({} boards)", self.len())
+        write!(
+            f,
+            "PerBoard<{}>({} boards)",
+            std::any::type_name::<T>(),
+            self.len()
+        )
     }
 }
 

@@ -320,20 +320,10 @@ impl Model {
         Model::ContextAns(AnsModel::from_counts(shape, &counts))
     }
 
-    /// Both context models with `neighbours` neighbours from one count over
-    /// the blocks: `(context-rank, context-ans)`.
-    pub fn train_both(id: LevelId, neighbours: usize, blocks: &[(u64, &[i8])]) -> (Model, Model) {
-        let shape = Shape::new(id, neighbours, PIT0_CLASSES);
-        let counts = shape.count(id, blocks);
-        (
-            Model::ContextRank(RankModel::from_counts(shape.clone(), &counts)),
-            Model::ContextAns(AnsModel::from_counts(shape, &counts)),
-        )
-    }
-
-    /// [`Model::train_both`] for every number of neighbours from 1 to `most`,
-    /// from one count over the blocks (with `most` neighbours, narrowed for
-    /// the others; see [`Shape::narrow_counts`]).
+    /// Both context models, context-rank and context-ans, for every number of
+    /// neighbours from 1 to `most`, from one count over the blocks (with
+    /// `most` neighbours, narrowed exactly for the others by
+    /// `Shape::narrow_counts`).
     pub fn train_all(id: LevelId, most: usize, blocks: &[(u64, &[i8])]) -> Vec<(Model, Model)> {
         let widest = Shape::new(id, most, PIT0_CLASSES);
         let counts = widest.count(id, blocks);
