@@ -66,7 +66,7 @@ pub struct Options {
     /// Also write each built level's certificate (the generation in which each
     /// board was decided; see [`awari_dbformat::file::certificate`]), which lets
     /// `awari-probe verify` prove the values in one pass. Costs 2 bytes per board
-    /// while solving and about a byte per board on disk.
+    /// while solving and about half a byte per board on disk.
     pub certificate: bool,
 }
 
