@@ -264,6 +264,59 @@ impl Index {
         }
     }
 
+    /// The stored boards of a level cut into [`Tile`]s: each holds up to
+    /// `width` consecutive mover rows of one seed count (in the index order of
+    /// rows) with every opponent row that makes the board stored. Tiles of
+    /// mover rows with fewer seeds come first. Visiting every tile's boards in
+    /// turn visits each stored board of the level once.
+    ///
+    /// This order is for passes that look up the children of every board.
+    /// A move's child sees the board from the other side, so the mover's row
+    /// (after sowing) becomes the child's opponent row, on which its index
+    /// depends most. In the index order the mover's row changes from one board
+    /// to the next, and the children of consecutive boards lie all over the
+    /// level. Within a tile there are only `width` mover rows, and the
+    /// children of each one's move from a pit lie, in increasing order, in one
+    /// block of their level; the boards themselves lie in runs of `width`.
+    ///
+    /// # Panics
+    /// When `width` is 0.
+    pub fn tiles(&self, seeds: u32, width: usize) -> Vec<Tile> {
+        assert!(width > 0, "a tile has at least one mover row");
+        let p = self.per_side as usize;
+        let mut tiles = Vec::new();
+        for m in 0..=seeds {
+            let opponent_rows = self.stored_opponent_rows(seeds - m);
+            if opponent_rows == 0 {
+                continue;
+            }
+            let mut rows = Compositions::new(p, m);
+            while let Some(first) = rows.next() {
+                let more = rows.by_ref().take(width - 1).count();
+                tiles.push(Tile {
+                    first,
+                    width: 1 + more,
+                    per_side: self.per_side,
+                    mover_seeds: m,
+                    opponent_seeds: seeds - m,
+                    opponent_rows,
+                });
+            }
+        }
+        tiles
+    }
+
+    /// The number of rows of `P` pits holding `seeds` seeds with an empty pit
+    /// (the opponent rows of stored boards).
+    fn stored_opponent_rows(&self, seeds: u32) -> u64 {
+        let p = u64::from(self.per_side);
+        let s = u64::from(seeds);
+        let rows = binomial(s + p - 1, p - 1);
+        // Rows with every pit >= 1: one seed in each, the rest anywhere.
+        let full = if s >= p { binomial(s - 1, p - 1) } else { 0 };
+        rows - full
+    }
+
     /// The boards with `seeds` seeds that no database stores (every opponent pit
     /// holds a seed), in index order of the unrestricted numbering.
     pub fn unstored_boards(&self, seeds: u32) -> impl Iterator<Item = Board> + '_ {
@@ -282,6 +335,85 @@ impl Index {
                 })
             })
         })
+    }
+}
+
+/// Consecutive mover rows of one seed count and every stored board that has
+/// one of them (see [`Index::tiles`]).
+#[derive(Clone, Debug)]
+pub struct Tile {
+    /// The first mover row (pits `0..P`; the rest 0).
+    first: [u8; MAX_BOARD_PITS],
+    /// The number of mover rows.
+    width: usize,
+    per_side: u8,
+    mover_seeds: u32,
+    opponent_seeds: u32,
+    /// The number of opponent rows with an empty pit and `opponent_seeds` seeds.
+    opponent_rows: u64,
+}
+
+impl Tile {
+    /// The number of mover rows: the length of each run of boards.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// The number of boards in the tile.
+    pub fn len(&self) -> u64 {
+        self.width as u64 * self.opponent_rows
+    }
+
+    /// True when the tile holds no board.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The boards of the tile in runs of [`Tile::width`] boards: for each
+    /// opponent row in the index order, the boards with each mover row in
+    /// the index order. The boards of one run have consecutive indices, so
+    /// only the first of a run needs to be ranked.
+    pub fn boards(&self) -> TileBoards {
+        let p = self.per_side as usize;
+        TileBoards {
+            movers: Compositions::starting_at(p, self.mover_seeds, self.first)
+                .take(self.width)
+                .collect(),
+            opponents: Compositions::new(p, self.opponent_seeds),
+            board: [0; MAX_BOARD_PITS],
+            next_mover: self.width,
+            per_side: self.per_side,
+        }
+    }
+}
+
+/// The boards of a [`Tile`], in runs of one opponent row (see [`Tile::boards`]).
+#[derive(Clone, Debug)]
+pub struct TileBoards {
+    movers: Vec<[u8; MAX_BOARD_PITS]>,
+    opponents: Compositions,
+    /// The current opponent row, in place.
+    board: [u8; MAX_BOARD_PITS],
+    /// The mover row of the next board; `movers.len()` when the run is over.
+    next_mover: usize,
+    per_side: u8,
+}
+
+impl Iterator for TileBoards {
+    type Item = Board;
+
+    #[inline]
+    fn next(&mut self) -> Option<Board> {
+        let p = self.per_side as usize;
+        if self.next_mover == self.movers.len() {
+            // The next opponent row that leaves the board stored.
+            let opponent = self.opponents.by_ref().find(|o| o[..p].contains(&0))?;
+            self.board[p..2 * p].copy_from_slice(&opponent[..p]);
+            self.next_mover = 0;
+        }
+        self.board[..p].copy_from_slice(&self.movers[self.next_mover][..p]);
+        self.next_mover += 1;
+        Some(Board::from_array(self.board, self.per_side))
     }
 }
 
@@ -343,6 +475,7 @@ fn step(pits: &mut [u8; MAX_BOARD_PITS], len: usize) {
 }
 
 /// All ways to put `sum` seeds in `parts` pits, in the index order.
+#[derive(Clone, Debug)]
 struct Compositions {
     pits: [u8; MAX_BOARD_PITS],
     parts: usize,
@@ -355,6 +488,16 @@ impl Compositions {
         pits[0] = sum as u8;
         Compositions {
             pits,
+            parts,
+            done: false,
+        }
+    }
+
+    /// The arrangements of `sum` seeds from `first` on (which must hold `sum`).
+    fn starting_at(parts: usize, sum: u32, first: [u8; MAX_BOARD_PITS]) -> Compositions {
+        debug_assert_eq!(first.iter().map(|&s| u32::from(s)).sum::<u32>(), sum);
+        Compositions {
+            pits: first,
             parts,
             done: false,
         }
@@ -475,6 +618,33 @@ mod tests {
                 let unstored: Vec<Board> = ix.unstored_boards(n).collect();
                 assert!(unstored.iter().all(|b| !b.is_stored() && b.seeds() == n));
                 assert_eq!(unstored.len() as u64 + ix.level_size(n), ix.all_boards(n));
+            }
+        }
+    }
+
+    #[test]
+    fn tiles_cover_each_stored_board_once_in_runs_of_consecutive_indices() {
+        for p in [2u8, 3, 4, 6] {
+            let ix = Index::for_pits(p);
+            for n in 0..=9 {
+                for width in [1, 3, 64] {
+                    let mut seen = vec![false; ix.level_size(n) as usize];
+                    for tile in ix.tiles(n, width) {
+                        assert!(tile.width() <= width);
+                        let boards: Vec<Board> = tile.boards().collect();
+                        assert_eq!(boards.len() as u64, tile.len(), "P={p} n={n}");
+                        for run in boards.chunks(tile.width()) {
+                            let first = ix.rank(&run[0]).expect("a stored board");
+                            for (t, b) in run.iter().enumerate() {
+                                assert_eq!(b.seeds(), n);
+                                assert_eq!(b.opponent_row(), run[0].opponent_row());
+                                assert_eq!(ix.rank(b), Some(first + t as u64));
+                                assert!(!std::mem::replace(&mut seen[first as usize + t], true));
+                            }
+                        }
+                    }
+                    assert!(seen.iter().all(|&s| s), "P={p} n={n}: a board is missing");
+                }
             }
         }
     }
