@@ -93,7 +93,8 @@ pub struct LevelReport {
     pub write_seconds: f64,
     /// The process's peak resident memory so far, in bytes (0 where unknown).
     pub peak_memory_bytes: u64,
-    /// Solver state per board of this level (value + counter), in bytes.
+    /// Solver state per board of this level, in bytes: value and counter
+    /// (1.5), plus the frontier lists the memory budget allowed.
     pub state_bytes_per_board: f64,
     /// Bytes of the level file.
     pub file_bytes: u64,
@@ -188,10 +189,17 @@ pub fn build(
 
         // Solve.
         let boards = index.level_size(seeds);
-        check_memory(seeds, boards, &lower, options)?;
+        let list_entries = plan_memory(seeds, boards, lower.bytes(), options)?;
         let started = Instant::now();
         let bar = progress_bar(options.progress, seeds, boards);
-        let solved = retro::solve_level_with(rules, seeds, &lower, &bar, options.certificate);
+        let solved = retro::solve_level_within(
+            rules,
+            seeds,
+            &lower,
+            &bar,
+            options.certificate,
+            list_entries,
+        );
         let solve_seconds = started.elapsed().as_secs_f64();
         bar.set_message("writing");
         let values = Arc::new(solved.values);
@@ -216,6 +224,7 @@ pub fn build(
         let tmp_report = LevelReport {
             counts_stored,
             counts_all,
+            state_bytes_per_board: retro::state_bytes_per_board(boards, list_entries),
             ..make_report_shell(rules, seeds, boards, solved.stages)
         };
         let written = file::write_level(&options.dir, id(seeds), &values, options.write)?;
@@ -240,35 +249,45 @@ pub fn build(
     Ok(())
 }
 
-/// Refuses a level up front when its state and the lower levels exceed the budget.
-fn check_memory(
+/// Memory the process uses besides the solver state and the lower levels: the
+/// program, the pages of the level files being read, the writer's buffers,
+/// rounding to huge pages (about 50 MB measured at level 21).
+const OVERHEAD_BYTES: u64 = 64 << 20;
+
+/// The frontier list entries per generation level `seeds` may use within the
+/// budget ([`retro::solve_level_within`]): the default share when it fits,
+/// fewer when not (slower, same values), none when only the fixed state fits.
+/// Refuses the level up front when even its fixed state (1.5 bytes per board,
+/// 2 more with a certificate) and the lower levels exceed the budget.
+fn plan_memory(
     seeds: u32,
     boards: u64,
-    lower: &LowerLevels,
+    lower_bytes: u64,
     options: &Options,
-) -> Result<(), SolveError> {
+) -> Result<u64, SolveError> {
     let budget = options.memory;
-    // The solver state, plus the lower levels, plus the finished values while the
+    // The fixed state, plus the lower levels, plus the finished values while the
     // level file is written (the state is freed by then, so 1.5 covers both).
-    let per_board = STATE_BYTES_PER_BOARD
+    let per_board = retro::FIXED_STATE_BYTES_PER_BOARD
         + if options.certificate {
             GENERATION_BYTES_PER_BOARD
         } else {
             0.0
         };
-    let state = (boards as f64 * per_board) as u64;
-    let needed = state + lower.bytes();
+    let needed = (boards as f64 * per_board) as u64 + lower_bytes + OVERHEAD_BYTES;
     if needed > budget {
         return Err(SolveError::Memory {
             seeds,
             boards,
             state_bytes: per_board,
-            lower: format_size(lower.bytes()),
+            lower: format_size(lower_bytes),
             needed: format_size(needed),
             budget: format_size(budget),
         });
     }
-    Ok(())
+    // Two generations of lists are alive at once.
+    let affordable = (budget - needed) / (2 * retro::LIST_ENTRY_BYTES);
+    Ok(retro::default_list_entries(boards).min(affordable))
 }
 
 fn make_report_shell(rules: Rules, seeds: u32, boards: u64, stages: Vec<Stage>) -> LevelReport {
@@ -348,4 +367,59 @@ fn progress_bar(show: bool, seeds: u32, boards: u64) -> ProgressBar {
     bar.set_style(style);
     bar.set_prefix(seeds.to_string());
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(memory: u64, certificate: bool) -> Options {
+        Options {
+            dir: PathBuf::from("unused"),
+            memory,
+            progress: false,
+            write: WriteOptions::default(),
+            certificate,
+        }
+    }
+
+    #[test]
+    fn the_budget_sizes_the_frontier_lists() {
+        let boards = 3_200_000u64;
+        let lower = 1_000_000u64;
+        let fixed = boards * 3 / 2 + lower + OVERHEAD_BYTES;
+        let full = retro::default_list_entries(boards);
+        let list_bytes = 2 * retro::LIST_ENTRY_BYTES;
+        // Room for everything: the default share.
+        assert_eq!(
+            plan_memory(24, boards, lower, &options(u64::MAX, false)).unwrap(),
+            full
+        );
+        let roomy = fixed + full * list_bytes;
+        assert_eq!(
+            plan_memory(24, boards, lower, &options(roomy, false)).unwrap(),
+            full
+        );
+        // Room for half the lists: half of them.
+        let half = fixed + full / 2 * list_bytes;
+        assert_eq!(
+            plan_memory(24, boards, lower, &options(half, false)).unwrap(),
+            full / 2
+        );
+        // Room for the fixed state only: no lists, 1.5 bytes per board.
+        assert_eq!(
+            plan_memory(24, boards, lower, &options(fixed, false)).unwrap(),
+            0
+        );
+        assert_eq!(retro::state_bytes_per_board(boards, 0), 1.5);
+        // Less: refused, naming what it needs; a certificate needs 2 bytes more.
+        let err = plan_memory(24, boards, lower, &options(fixed - 1, false)).unwrap_err();
+        assert!(matches!(err, SolveError::Memory { seeds: 24, .. }), "{err}");
+        assert!(plan_memory(24, boards, lower, &options(fixed, true)).is_err());
+        let with_certificate = fixed + 2 * boards;
+        assert_eq!(
+            plan_memory(24, boards, lower, &options(with_certificate, true)).unwrap(),
+            0
+        );
+    }
 }

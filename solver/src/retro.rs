@@ -33,7 +33,8 @@
 //! propagation are found by un-moving a child, so their board is at hand: they
 //! go onto a list of the next generation as `(board, lost)` instead, their
 //! nibble set straight to [`DONE`]. The lists of one generation may hold at most
-//! [`LIST_SHARE`] of the level's boards (18 bytes each), taken by tasks in
+//! [`LIST_SHARE`] of the level's boards (18 bytes each; fewer when the memory
+//! budget asks, see [`solve_level_within`]), taken by tasks in
 //! grants of [`LIST_GRANT`] entries whose unused rest goes back when the task
 //! ends; past that, decisions fall back to marks (at level 21 of 6-pit awari,
 //! none did). Boards seeded from `B` are found by a sweep over the indices and
@@ -72,16 +73,36 @@ pub const BLOCK: u64 = 64;
 /// Boards per task of the sequential passes (even, so that tasks own whole bytes).
 const CHUNK: usize = 1 << 16;
 
-/// The share of a level's boards the frontier lists of one generation may hold.
+/// The share of a level's boards the frontier lists of one generation may hold
+/// when memory allows (see [`default_list_entries`]).
 pub const LIST_SHARE: u64 = 32;
+/// The bytes of one frontier list entry (a board and whether it is lost).
+pub const LIST_ENTRY_BYTES: u64 = std::mem::size_of::<(Board, bool)>() as u64;
 /// Frontier list entries a task takes from the shared allowance at a time.
 const LIST_GRANT: usize = 1024;
 
-/// The bytes of solver state per board of the level being built: value and
-/// nibble (1.5), plus the frontier lists of two generations (the one being
-/// visited and the next) at their fullest (18 bytes per entry, one board in
-/// [`LIST_SHARE`] each).
-pub const STATE_BYTES_PER_BOARD: f64 = 1.5 + 2.0 * 18.0 / LIST_SHARE as f64;
+/// The bytes of solver state per board of the level being built that cannot
+/// be done without: value and nibble.
+pub const FIXED_STATE_BYTES_PER_BOARD: f64 = 1.5;
+/// The bytes of solver state per board with the frontier lists at their
+/// default size: the fixed state plus the lists of two generations (the one
+/// being visited and the next) at their fullest, one board in [`LIST_SHARE`]
+/// each.
+pub const STATE_BYTES_PER_BOARD: f64 =
+    FIXED_STATE_BYTES_PER_BOARD + 2.0 * LIST_ENTRY_BYTES as f64 / LIST_SHARE as f64;
+
+/// The entries the frontier lists of one generation may hold by default in a
+/// level of `boards` boards: one board in [`LIST_SHARE`].
+pub fn default_list_entries(boards: u64) -> u64 {
+    boards / LIST_SHARE
+}
+
+/// The bytes of solver state per board for a level of `boards` boards whose
+/// lists may hold `list_entries` per generation (two generations at once).
+pub fn state_bytes_per_board(boards: u64, list_entries: u64) -> f64 {
+    FIXED_STATE_BYTES_PER_BOARD
+        + (2 * list_entries * LIST_ENTRY_BYTES) as f64 / boards.max(1) as f64
+}
 /// The bytes per board of the recorded generations (a certificate), when asked for.
 pub const GENERATION_BYTES_PER_BOARD: f64 = 2.0;
 
@@ -135,9 +156,27 @@ pub fn solve_level_with(
     progress: &ProgressBar,
     record_generations: bool,
 ) -> SolvedLevel {
+    let boards = Index::for_pits(rules.pits()).level_size(seeds);
+    let lists = default_list_entries(boards);
+    solve_level_within(rules, seeds, lower, progress, record_generations, lists)
+}
+
+/// Like [`solve_level_with`], with frontier lists of at most `list_entries`
+/// boards per generation ([`LIST_ENTRY_BYTES`] each, two generations alive at
+/// once), to fit a memory budget. Fewer entries cost time, not correctness:
+/// the boards that do not fit are marked and unranked again, and the values
+/// are the same for any number, 0 included.
+pub fn solve_level_within(
+    rules: Rules,
+    seeds: u32,
+    lower: &LowerLevels,
+    progress: &ProgressBar,
+    record_generations: bool,
+    list_entries: u64,
+) -> SolvedLevel {
     let index = Index::for_pits(rules.pits());
     let size = index.level_size(seeds);
-    let mut state = State::new(size);
+    let mut state = State::new(size, list_entries);
     if record_generations {
         state.generations = Some(Generations::zeroed(size));
     }
@@ -172,10 +211,12 @@ struct State {
     size: u64,
     /// When recorded: the generation in which each board was decided.
     generations: Option<Generations>,
+    /// The most boards the frontier lists of one generation may hold.
+    list_entries: u64,
 }
 
 impl State {
-    fn new(size: u64) -> State {
+    fn new(size: u64, list_entries: u64) -> State {
         let blocks = size.div_ceil(BLOCK);
         let words = blocks.div_ceil(64) as usize;
         State {
@@ -187,6 +228,7 @@ impl State {
             ],
             size,
             generations: None,
+            list_entries,
         }
     }
 
@@ -420,7 +462,7 @@ fn run_stage(
     // The lists the tasks of the last generation made, one per grant (kept
     // apart: joining them would copy every listed board once more).
     let mut frontier: Vec<Vec<(Board, bool)>> = Vec::new();
-    let allowance = (state.size / LIST_SHARE) as usize;
+    let allowance = usize::try_from(state.list_entries).unwrap_or(usize::MAX);
     loop {
         if frontier.is_empty() && !state.any_dirty(current) {
             break;

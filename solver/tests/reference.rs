@@ -5,8 +5,12 @@
 //! reaches k or a child is in L_k; in L_k when its captures give at most -k and
 //! every child is in W_k). No un-moves, no counters, no generations.
 
+use std::sync::Arc;
+
+use awari_dbformat::huge::Values;
 use awari_dbformat::{Index, RuleSet, Rules};
-use awari_solver::solve_in_memory;
+use awari_solver::lower::LowerLevels;
+use awari_solver::{retro, solve_in_memory};
 
 /// Values of every level up to `max`, by the reference algorithm.
 fn reference(rules: Rules, max: u32) -> Vec<Vec<i8>> {
@@ -67,7 +71,25 @@ fn reference(rules: Rules, max: u32) -> Vec<Vec<i8>> {
 }
 
 fn compare(rules: Rules, max: u32) {
-    let fast = solve_in_memory(rules, max);
+    compare_with(rules, max, solve_in_memory(rules, max));
+}
+
+/// Every level up to `max`, solved with frontier lists of at most
+/// `list_entries` boards per generation (as a small memory budget asks).
+fn solve_with_lists(rules: Rules, max: u32, list_entries: u64) -> Vec<Arc<Values>> {
+    let mut lower = LowerLevels::new(rules.pits());
+    let hidden = indicatif::ProgressBar::hidden();
+    (0..=max)
+        .map(|n| {
+            let solved = retro::solve_level_within(rules, n, &lower, &hidden, false, list_entries);
+            let values = Arc::new(solved.values);
+            lower.insert(n, values.clone());
+            values
+        })
+        .collect()
+}
+
+fn compare_with(rules: Rules, max: u32, fast: Vec<Arc<Values>>) {
     let slow = reference(rules, max);
     let index = Index::for_pits(rules.pits());
     for n in 0..=max as usize {
@@ -100,5 +122,17 @@ fn three_pits_every_rule_set_up_to_12_seeds() {
 fn four_pits_every_rule_set_up_to_12_seeds() {
     for set in RuleSet::ALL {
         compare(Rules::new(set, 4).unwrap(), 12);
+    }
+}
+
+#[test]
+fn fewer_frontier_lists_give_the_same_values() {
+    // No lists at all (every decided board marked and unranked again), and
+    // lists of one board per generation (nearly all marked).
+    for entries in [0, 1] {
+        for set in RuleSet::ALL {
+            let rules = Rules::new(set, 4).unwrap();
+            compare_with(rules, 10, solve_with_lists(rules, 10, entries));
+        }
     }
 }
