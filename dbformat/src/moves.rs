@@ -80,6 +80,22 @@ impl MoveList {
         self.len += 1;
     }
 
+    /// Removes the moves whose bit is set in `mask` (bit k: move k), keeping
+    /// the order of the others.
+    fn drop_where(&mut self, mask: u8) {
+        let mut kept = 0;
+        for k in 0..self.len as usize {
+            if mask & (1 << k) == 0 {
+                self.moves[kept] = self.moves[k];
+                kept += 1;
+            }
+        }
+        for slot in &mut self.moves[kept..self.len as usize] {
+            *slot = None;
+        }
+        self.len = kept as u8;
+    }
+
     /// The number of legal moves (0 only when the mover's row is empty).
     pub fn len(&self) -> usize {
         self.len as usize
@@ -121,21 +137,22 @@ impl Rules {
     #[inline]
     pub fn legal_moves(&self, board: &Board) -> MoveList {
         debug_assert_eq!(board.per_side(), self.pits());
-        let mut all = [None; 8];
-        let mut any_free = false;
-        for (pit, slot) in all.iter_mut().enumerate().take(self.pits() as usize) {
+        // Every move is sown straight into the list (no copy in between); the
+        // starving ones are dropped afterwards in the rare case that another
+        // move does not starve.
+        let mut list = MoveList::new();
+        let mut starving = 0u8; // bit k: the list's move k starves
+        for pit in 0..self.pits() as usize {
             if board.pit(pit) > 0 {
                 let sown = self.sow(board, pit);
-                any_free |= !sown.starves;
-                *slot = Some(sown);
-            }
-        }
-        let mut list = MoveList::new();
-        for sown in all.iter().flatten() {
-            // A starving move is legal only when every move starves.
-            if !sown.starves || !any_free {
+                starving |= u8::from(sown.starves) << list.len;
                 list.push(sown.mov);
             }
+        }
+        // A starving move is legal only when every move starves.
+        let every = ((1u16 << list.len) - 1) as u8;
+        if starving != 0 && starving != every {
+            list.drop_where(starving);
         }
         list
     }
@@ -165,8 +182,10 @@ impl Rules {
         }
         // The opponent has seeds, so no quiet move starves and only a capture can.
         let mut quiet = 0u8;
-        let mut sown_captures = [None; 8];
-        for (pit, slot) in sown_captures.iter_mut().enumerate().take(p) {
+        // The captures go straight into the list, as in `legal_moves`.
+        let mut captures = MoveList::new();
+        let mut starving = 0u8; // bit k: capture k starves
+        for pit in 0..p {
             let seeds = pits[pit] as usize;
             if seeds == 0 {
                 continue;
@@ -182,15 +201,14 @@ impl Rules {
             if sown.mov.is_quiet() {
                 quiet += 1; // a grand slam that captures nothing (abapa)
             } else {
-                *slot = Some(sown);
-            }
-        }
-        let any_free = quiet > 0 || sown_captures.iter().flatten().any(|s| !s.starves);
-        let mut captures = MoveList::new();
-        for sown in sown_captures.iter().flatten() {
-            if !sown.starves || !any_free {
+                starving |= u8::from(sown.starves) << captures.len;
                 captures.push(sown.mov);
             }
+        }
+        // A starving capture is legal only when every move starves.
+        let every = ((1u16 << captures.len) - 1) as u8;
+        if starving != 0 && (quiet > 0 || starving != every) {
+            captures.drop_where(starving);
         }
         (quiet, captures)
     }
@@ -254,7 +272,10 @@ impl Rules {
     }
 
     /// Sows the seeds of `pit` and applies this rule set's capture rule.
-    #[inline]
+    ///
+    /// Always inlined: called apart, it hands its result back through memory,
+    /// written field by field and read back in wider pieces, which stalls.
+    #[inline(always)]
     fn sow(&self, board: &Board, pit: usize) -> Sown {
         let p = self.pits() as usize;
         let sowing = Sowing::for_pits(self.pits());
