@@ -136,6 +136,41 @@ impl Index {
     #[inline]
     pub fn rank(&self, board: &Board) -> Option<u64> {
         debug_assert_eq!(board.per_side(), self.per_side);
+        let (opponent, remaining) = self.opponent_walk(board)?;
+        Some(opponent + self.mover_walk(board, remaining))
+    }
+
+    /// The part of a stored board's index that its opponent's row and its seed
+    /// count give: `rank(board) = opponent_part(board) + mover_part(board)`.
+    /// `None` when the board is not stored.
+    ///
+    /// For passes that rank many boards sharing an opponent row and a level
+    /// (the children of one move in a [`Tile`]): this part, the larger one,
+    /// is then found once.
+    ///
+    /// # Panics
+    /// In debug builds, when the board has another number of pits per side.
+    #[inline]
+    pub fn opponent_part(&self, board: &Board) -> Option<u64> {
+        debug_assert_eq!(board.per_side(), self.per_side);
+        self.opponent_walk(board).map(|(index, _)| index)
+    }
+
+    /// The part of a board's index that its mover's row gives (see
+    /// [`Index::opponent_part`]): the same for every stored board with that
+    /// mover's row, whatever the opponent's.
+    #[inline]
+    pub fn mover_part(&self, board: &Board) -> u64 {
+        let p = self.per_side as usize;
+        let seeds = board.array()[..p].iter().map(|&s| s as usize).sum();
+        self.mover_walk(board, seeds)
+    }
+
+    /// The opponent's pits of a rank, from the top: the sum of their blocks
+    /// (see the module docs) and the seeds left for the mover's row, or
+    /// `None` when no opponent pit is empty.
+    #[inline(always)]
+    fn opponent_walk(&self, board: &Board) -> Option<(u64, usize)> {
         let p = self.per_side as usize;
         let n = 2 * p;
         let pits = board.array();
@@ -157,14 +192,30 @@ impl Index {
                 - self.pre_no_zero[row + remaining - v];
             remaining -= v;
         }
-        // Every pit below but pit 0 (which holds what remains): z is now 1.
-        for j in (1..j).rev() {
+        // The opponent's pits below (z is now 1).
+        for j in (p..j).rev() {
             let v = pits[j] as usize;
             let row = j * S;
             index += self.pre_zero[row + remaining] - self.pre_zero[row + remaining - v];
             remaining -= v;
         }
-        Some(index)
+        Some((index, remaining))
+    }
+
+    /// The mover's pits of a rank, which hold `remaining` seeds.
+    #[inline(always)]
+    fn mover_walk(&self, board: &Board, mut remaining: usize) -> u64 {
+        let p = self.per_side as usize;
+        let pits = board.array();
+        let mut index = 0;
+        // Every mover's pit but pit 0 (which holds what remains); z = 1 here.
+        for j in (1..p).rev() {
+            let v = pits[j] as usize;
+            let row = j * S;
+            index += self.pre_zero[row + remaining] - self.pre_zero[row + remaining - v];
+            remaining -= v;
+        }
+        index
     }
 
     /// Like [`Index::rank`], but an error naming the board when it is not stored.
@@ -644,6 +695,30 @@ mod tests {
                         }
                     }
                     assert!(seen.iter().all(|&s| s), "P={p} n={n}: a board is missing");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rank_is_the_sum_of_an_opponent_part_and_a_mover_part() {
+        for p in MIN_PITS..=MAX_PITS {
+            let ix = Index::for_pits(p);
+            for n in 0..=7 {
+                let mut by_opponent = std::collections::HashMap::new();
+                let mut by_mover = std::collections::HashMap::new();
+                for (i, b) in ix.boards(n).enumerate() {
+                    let (o, m) = (ix.opponent_part(&b).unwrap(), ix.mover_part(&b));
+                    assert_eq!(o + m, i as u64, "P={p} board {b}");
+                    // Each part depends on its row alone (within a level).
+                    assert_eq!(
+                        *by_opponent.entry(b.opponent_row().to_vec()).or_insert(o),
+                        o
+                    );
+                    assert_eq!(*by_mover.entry(b.mover_row().to_vec()).or_insert(m), m);
+                }
+                for b in ix.unstored_boards(n) {
+                    assert_eq!(ix.opponent_part(&b), None);
                 }
             }
         }

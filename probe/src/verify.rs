@@ -57,7 +57,7 @@ use std::sync::Arc;
 
 use awari_dbformat::cache::prefetch;
 use awari_dbformat::huge::{HugeArray, Values};
-use awari_dbformat::{Board, Index, MoveList, Rules, Score, Turn};
+use awari_dbformat::{Board, Index, MoveList, Rules, Score, Turn, MAX_PITS};
 use rayon::prelude::*;
 
 /// One board whose stored value is wrong or cannot be justified.
@@ -147,7 +147,14 @@ impl Levels {
 /// level), `lower` for captures; `-n` when the mover cannot move.
 fn derive(rules: Rules, index: &Index, board: &Board, values: &[i8], lower: &Levels) -> Score {
     let mut edges = Vec::new();
-    push_edges(index, &rules.legal_moves(board), values, lower, &mut edges);
+    push_edges(
+        index,
+        &rules.legal_moves(board),
+        values,
+        lower,
+        None,
+        &mut edges,
+    );
     Score::new(derive_from(&edges, board.seeds() as i8))
 }
 
@@ -185,17 +192,33 @@ impl Edge<'_> {
 
 /// Appends an [`Edge`] for each of `moves`, in move order, and asks the cache
 /// for each child's value (they are read later, see `check_level`).
+///
+/// `opponent_parts`, when given, holds by pit the [`Index::opponent_part`] of
+/// the quiet children of boards with this board's mover row, or [`UNKNOWN`]:
+/// a quiet child's opponent row is the mover's row after sowing, so boards
+/// sharing a mover row share it, and only the rest of the rank is found anew.
 #[inline]
 fn push_edges<'a>(
     index: &Index,
     moves: &MoveList,
     values: &'a [i8],
     lower: &'a Levels,
+    mut opponent_parts: Option<&mut [u64; MAX_PITS as usize]>,
     edges: &mut Vec<Edge<'a>>,
 ) {
     for m in moves.iter() {
         let (child, at) = if m.is_quiet() {
-            let at = index.rank(&m.child).expect("children are stored") as usize;
+            let at = match opponent_parts.as_deref_mut() {
+                Some(parts) => {
+                    let part = &mut parts[m.pit as usize];
+                    if *part == UNKNOWN {
+                        *part = index.opponent_part(&m.child).expect("children are stored");
+                    }
+                    *part + index.mover_part(&m.child)
+                }
+                None => index.rank(&m.child).expect("children are stored"),
+            } as usize;
+            debug_assert_eq!(Some(at as u64), index.rank(&m.child));
             (&values[at], at)
         } else {
             (lower.slot(index, &m.child), 0)
@@ -408,6 +431,8 @@ fn first_pass(
             // Only the first board of each run is ranked (see `Tile::boards`).
             let mut boards = tile.boards().enumerate();
             let mut run_start = 0;
+            // By mover row of the tile: the opponent parts of its quiet children.
+            let mut opponent_parts = vec![[UNKNOWN; MAX_PITS as usize]; tile.width()];
             loop {
                 group.clear();
                 edges.clear();
@@ -419,7 +444,9 @@ fn first_pass(
                     let i = run_start + t;
                     prefetch(&values[i]);
                     group.push((i, edges.len()));
-                    push_edges(index, &rules.legal_moves(&board), values, lower, &mut edges);
+                    let moves = rules.legal_moves(&board);
+                    let parts = Some(&mut opponent_parts[t]);
+                    push_edges(index, &moves, values, lower, parts, &mut edges);
                 }
                 if group.is_empty() {
                     break;
@@ -539,6 +566,9 @@ fn derive_from(moves: &[Edge], n: i8) -> i8 {
 
 /// Boards whose children are looked up together in the first pass.
 const GROUP: usize = 32;
+
+/// An opponent part not yet found (see `push_edges`).
+const UNKNOWN: u64 = u64::MAX;
 
 /// The most mover rows in a tile of the first pass: a run of boards is then
 /// a cache line of values.
