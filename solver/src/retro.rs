@@ -414,40 +414,43 @@ fn run_stage(
         let words = &state.values.as_atomic_u64()[c * CHUNK / 8..];
         let whole_words = values.len() / 8;
         let (mut w, mut l) = (0, 0);
-        for (j, byte) in nibbles.iter().enumerate() {
-            let word = j / 4;
+        // Four nibble bytes (eight boards) per word of values.
+        for (word, bytes) in nibbles.chunks(4).enumerate() {
             if word < whole_words {
                 let eight = words[word].load(Relaxed);
                 if !plus_k(eight) && !minus_k(eight) {
                     continue;
                 }
             }
-            let mut b = byte.load(Relaxed);
-            for half in 0..2 {
-                let pos = 2 * j + half;
-                if pos >= values.len() {
-                    break;
+            for (b4, byte) in bytes.iter().enumerate() {
+                let j = 4 * word + b4;
+                let mut b = byte.load(Relaxed);
+                for half in 0..2 {
+                    let pos = 2 * j + half;
+                    if pos >= values.len() {
+                        break;
+                    }
+                    let shift = 4 * half;
+                    let nib = (b >> shift) & 0xF;
+                    if nib > 8 {
+                        continue; // decided
+                    }
+                    let best = values[pos].load(Relaxed);
+                    let new_value = if best == k {
+                        w += 1;
+                        k
+                    } else if best == -k && nib == 0 {
+                        l += 1;
+                        -k
+                    } else {
+                        continue;
+                    };
+                    values[pos].store(new_value, Relaxed);
+                    b = (b & !(0xF << shift)) | (mark << shift);
+                    state.mark_dirty(0, start + pos as u64);
                 }
-                let shift = 4 * half;
-                let nib = (b >> shift) & 0xF;
-                if nib > 8 {
-                    continue; // decided
-                }
-                let best = values[pos].load(Relaxed);
-                let new_value = if best == k {
-                    w += 1;
-                    k
-                } else if best == -k && nib == 0 {
-                    l += 1;
-                    -k
-                } else {
-                    continue;
-                };
-                values[pos].store(new_value, Relaxed);
-                b = (b & !(0xF << shift)) | (mark << shift);
-                state.mark_dirty(0, start + pos as u64);
+                byte.store(b, Relaxed);
             }
-            byte.store(b, Relaxed);
         }
         wins.fetch_add(w, Relaxed);
         losses.fetch_add(l, Relaxed);
