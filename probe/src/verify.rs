@@ -404,7 +404,9 @@ struct FirstPass {
 /// together in their level, and most lookups of a child's value hit the
 /// cache, where in index order nearly every one missed it (and with it, on
 /// this kind of machine, the TLB). The boards themselves come in runs of
-/// consecutive indices, one run per opponent row.
+/// consecutive indices, one run per opponent row, and the quiet children of
+/// one mover row's move share an opponent row, so the larger part of their
+/// index is found once per tile (see `push_edges`).
 fn first_pass(
     rules: Rules,
     seeds: u32,
