@@ -43,7 +43,8 @@ struct Cli {
     #[arg(long)]
     threads: Option<usize>,
     /// The memory a level may use, e.g. 16G or 512M [default: 85% of available memory].
-    /// A level that will not fit is refused before any work on it.
+    /// When it is short, the solver keeps smaller frontier lists (slower, same
+    /// values); a level that will not fit even so is refused before any work on it.
     #[arg(long, value_parser = parse_memory)]
     memory: Option<u64>,
     /// zstd compression level of the level files (1 to 22).
