@@ -103,6 +103,7 @@ pub fn state_bytes_per_board(boards: u64, list_entries: u64) -> f64 {
     FIXED_STATE_BYTES_PER_BOARD
         + (2 * list_entries * LIST_ENTRY_BYTES) as f64 / boards.max(1) as f64
 }
+
 /// The bytes per board of the recorded generations (a certificate), when asked for.
 pub const GENERATION_BYTES_PER_BOARD: f64 = 2.0;
 
