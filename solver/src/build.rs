@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::SolveError;
 use crate::lower::LowerLevels;
 use crate::memory::{format_size, peak_resident};
-use crate::retro::{self, Stage, GENERATION_BYTES_PER_BOARD, STATE_BYTES_PER_BOARD};
+use crate::retro::{self, Stage, GENERATION_BYTES_PER_BOARD};
 use crate::stats;
 
 /// Which levels to build.
@@ -301,7 +301,11 @@ fn make_report_shell(rules: Rules, seeds: u32, boards: u64, stages: Vec<Stage>) 
         solve_seconds: 0.0,
         write_seconds: 0.0,
         peak_memory_bytes: 0,
-        state_bytes_per_board: STATE_BYTES_PER_BOARD,
+        // (The lists a level was built with are not known from its file.)
+        state_bytes_per_board: retro::state_bytes_per_board(
+            boards,
+            retro::default_list_entries(boards),
+        ),
         file_bytes: 0,
         status: "built".into(),
         counts_stored: Default::default(),

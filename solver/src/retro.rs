@@ -84,13 +84,6 @@ const LIST_GRANT: usize = 1024;
 /// The bytes of solver state per board of the level being built that cannot
 /// be done without: value and nibble.
 pub const FIXED_STATE_BYTES_PER_BOARD: f64 = 1.5;
-/// The bytes of solver state per board with the frontier lists at their
-/// default size: the fixed state plus the lists of two generations (the one
-/// being visited and the next) at their fullest, one board in [`LIST_SHARE`]
-/// each.
-pub const STATE_BYTES_PER_BOARD: f64 =
-    FIXED_STATE_BYTES_PER_BOARD + 2.0 * LIST_ENTRY_BYTES as f64 / LIST_SHARE as f64;
-
 /// The entries the frontier lists of one generation may hold by default in a
 /// level of `boards` boards: one board in [`LIST_SHARE`].
 pub fn default_list_entries(boards: u64) -> u64 {
@@ -98,7 +91,9 @@ pub fn default_list_entries(boards: u64) -> u64 {
 }
 
 /// The bytes of solver state per board for a level of `boards` boards whose
-/// lists may hold `list_entries` per generation (two generations at once).
+/// lists may hold `list_entries` per generation: the fixed state plus the
+/// lists of two generations (the one being visited and the next) at their
+/// fullest.
 pub fn state_bytes_per_board(boards: u64, list_entries: u64) -> f64 {
     FIXED_STATE_BYTES_PER_BOARD
         + (2 * list_entries * LIST_ENTRY_BYTES) as f64 / boards.max(1) as f64
