@@ -80,12 +80,18 @@ impl MoveList {
         self.len += 1;
     }
 
-    /// Removes the moves whose bit is set in `mask` (bit k: move k), keeping
-    /// the order of the others.
-    fn drop_where(&mut self, mask: u8) {
+    /// Applies the rule every rule set shares: a move that leaves the opponent
+    /// without seeds (bit k of `starving`: move k) is legal only when every
+    /// move does. `free_elsewhere` says that a move not in the list does not.
+    /// Keeps the order of the moves left.
+    fn drop_starving_unless_forced(&mut self, starving: u8, free_elsewhere: bool) {
+        let every = ((1u16 << self.len) - 1) as u8;
+        if starving == 0 || (starving == every && !free_elsewhere) {
+            return;
+        }
         let mut kept = 0;
         for k in 0..self.len as usize {
-            if mask & (1 << k) == 0 {
+            if starving & (1 << k) == 0 {
                 self.moves[kept] = self.moves[k];
                 kept += 1;
             }
@@ -138,8 +144,7 @@ impl Rules {
     pub fn legal_moves(&self, board: &Board) -> MoveList {
         debug_assert_eq!(board.per_side(), self.pits());
         // Every move is sown straight into the list (no copy in between); the
-        // starving ones are dropped afterwards in the rare case that another
-        // move does not starve.
+        // starving ones are dropped afterwards when another move does not starve.
         let mut list = MoveList::new();
         let mut starving = 0u8; // bit k: the list's move k starves
         for pit in 0..self.pits() as usize {
@@ -149,11 +154,7 @@ impl Rules {
                 list.push(sown.mov);
             }
         }
-        // A starving move is legal only when every move starves.
-        let every = ((1u16 << list.len) - 1) as u8;
-        if starving != 0 && starving != every {
-            list.drop_where(starving);
-        }
+        list.drop_starving_unless_forced(starving, false);
         list
     }
 
@@ -205,11 +206,8 @@ impl Rules {
                 captures.push(sown.mov);
             }
         }
-        // A starving capture is legal only when every move starves.
-        let every = ((1u16 << captures.len) - 1) as u8;
-        if starving != 0 && (quiet > 0 || starving != every) {
-            captures.drop_where(starving);
-        }
+        // (The quiet moves do not starve here.)
+        captures.drop_starving_unless_forced(starving, quiet > 0);
         (quiet, captures)
     }
 
