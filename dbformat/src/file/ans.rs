@@ -61,6 +61,54 @@ impl Entry {
     }
 }
 
+/// How many of a table's symbols the decoder finds without a search.
+const LANES: usize = 16;
+
+/// One table as the decoder reads it: where each of its first symbols'
+/// slots start, side by side, so that finding the symbol of a slot is a count
+/// of the starts at or below it (no branch, one cache line), not a walk down
+/// the entries. Nearly half the boards of a large level are not coded with
+/// their context's one or two most likely symbols, so this is the common path.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Lanes {
+    /// `starts[j]`: the cumulative frequency where entry `j` begins, for `j`
+    /// in `0..=limit`; `starts[limit]` is where the entries past the lanes (or
+    /// the unlisted symbols) begin. The lanes after `limit` hold `i16::MAX`,
+    /// above every slot. Slots are below `TOTAL` = 2^14, so `i16` holds them.
+    starts: [i16; LANES],
+    /// `symbols[j]`: entry `j`'s symbol, for `j < limit`.
+    symbols: [u8; LANES],
+    /// Entries `0..limit` are decoded from the lanes.
+    limit: u32,
+    /// The table's listed entries.
+    listed: u32,
+    /// The index in `entries` of the table's first entry.
+    first: u32,
+}
+
+impl Lanes {
+    /// The lanes of the table whose `listed` entries start at `first`.
+    fn new(entries: &[Entry], first: u32, listed: usize) -> Lanes {
+        let limit = listed.min(LANES - 1);
+        let table = &entries[first as usize..first as usize + listed];
+        let mut lanes = Lanes {
+            starts: [i16::MAX; LANES],
+            symbols: [0; LANES],
+            limit: limit as u32,
+            listed: listed as u32,
+            first,
+        };
+        for (j, e) in table.iter().take(limit).enumerate() {
+            lanes.starts[j] = e.cum() as i16;
+            lanes.symbols[j] = e.symbol();
+        }
+        let end = table[limit - 1].cum() + table[limit - 1].freq();
+        lanes.starts[limit] = end as i16;
+        lanes
+    }
+}
+
 /// The rANS decoder's state while it decodes a block.
 struct AnsNext<'a> {
     /// The coder's state.
@@ -68,35 +116,34 @@ struct AnsNext<'a> {
     /// The next word to read.
     at: usize,
     bytes: &'a [u8],
-    top: &'a [u64],
-    first: &'a [u32],
+    /// The table each context uses, as an index into `lanes`.
+    table_of: &'a [u32],
+    lanes: &'a [Lanes],
     entries: &'a [Entry],
     alphabet: usize,
 }
 
 impl AnsNext<'_> {
-    /// The symbol whose slot holds `v` in the table starting at entry `start`,
-    /// past its first entry: `(symbol, cum, freq)`.
+    /// The symbol whose slot holds `v` in the table of `lanes`, past the
+    /// lanes: `(symbol, cum, freq)`.
     #[inline(never)]
-    fn search(&self, start: usize, v: u32) -> Option<(u8, u32, u32)> {
+    fn search(&self, lanes: &Lanes, v: u32) -> Option<(u8, u32, u32)> {
         let entries = self.entries;
-        let mut e = start;
-        loop {
-            let entry = *entries.get(e)?;
+        let start = lanes.first as usize;
+        let end = start + lanes.listed as usize;
+        let mut tail = lanes.starts[lanes.limit as usize] as u32;
+        for entry in entries.get(start + lanes.limit as usize..end)? {
             if v < entry.cum() + entry.freq() {
                 return Some((entry.symbol(), entry.cum(), entry.freq()));
             }
-            if entry.last() {
-                // A symbol never seen in training: the unlisted ones, in
-                // increasing order, share the tail with frequency 1 each.
-                let tail = entry.cum() + entry.freq();
-                let k = v.checked_sub(tail)? as usize;
-                let listed = |s: u8| entries[start..=e].iter().any(|x| x.symbol() == s);
-                let s = (0..self.alphabet as u8).filter(|&s| !listed(s)).nth(k)?;
-                return Some((s, v, 1));
-            }
-            e += 1;
+            tail = entry.cum() + entry.freq();
         }
+        // A symbol never seen in training: the unlisted ones, in increasing
+        // order, share the tail with frequency 1 each.
+        let k = v.checked_sub(tail)? as usize;
+        let listed = |s: u8| entries[start..end].iter().any(|x| x.symbol() == s);
+        let s = (0..self.alphabet as u8).filter(|&s| !listed(s)).nth(k)?;
+        Some((s, v, 1))
     }
 }
 
@@ -105,19 +152,21 @@ impl NextSymbol for AnsNext<'_> {
     fn next(&mut self, _: usize, ctx: usize) -> Option<u8> {
         let x = self.x;
         let v = x & (TOTAL - 1);
-        let t = self.top[ctx];
-        let f0 = (t & 0xffff) as u32;
-        let f1 = (t >> 24 & 0xffff) as u32;
-        // The first two symbols without branches (selects), the rest searched.
-        let first = v < f0;
-        let (s, cum, freq) = if v < f0 + f1 {
-            (
-                if first { t >> 16 } else { t >> 40 } as u8,
-                if first { 0 } else { f0 },
-                if first { f0 } else { f1 },
-            )
+        let lanes = &self.lanes[*self.table_of.get(ctx)? as usize];
+        // The slot's entry: one less than the number of starts at or below it
+        // (lane 0 starts at 0). The starts increase, so the lanes at or below
+        // `v` are a prefix: a mask of the compares (a few vector instructions)
+        // and its trailing ones count them.
+        let mut mask = 0u32;
+        for (k, &c) in lanes.starts.iter().enumerate() {
+            mask |= u32::from(c <= v as i16) << k;
+        }
+        let j = (!mask).trailing_zeros() as usize - 1;
+        let (s, cum, freq) = if j < lanes.limit as usize {
+            let cum = lanes.starts[j] as u32;
+            (lanes.symbols[j], cum, lanes.starts[j + 1] as u32 - cum)
         } else {
-            self.search(self.first[ctx] as usize, v)?
+            self.search(lanes, v)?
         };
         let mut x = freq * (x >> SCALE) + v - cum;
         // Renormalise without a branch: read the next word whether or not it is
@@ -156,14 +205,13 @@ pub struct AnsModel {
     tables: Vec<(usize, Vec<(u8, u16)>)>,
     /// `first[context]`: index in `entries` of the first entry of its table.
     first: Vec<u32>,
+    /// `table_of[context]`: the number of the table it uses (an index into
+    /// `tables` and `lanes`).
+    table_of: Vec<u32>,
     /// The listed entries of every table, one table after another.
     entries: Vec<Entry>,
-    /// `top[context]`: frequency (bits 0..16) and symbol (16..24) of the
-    /// context's most likely symbol, whose cumulative frequency is 0, and the
-    /// same (bits 24..40, 40..48) for the second most likely, whose cumulative
-    /// frequency is the first one's frequency: one load from a dense table
-    /// decodes most boards.
-    top: Vec<u64>,
+    /// Every table as the decoder reads it ([`Lanes`]), in table order.
+    lanes: Vec<Lanes>,
     /// The encoder's view of the tables, built on first use (readers never
     /// need it): see [`Coding`].
     coding: OnceLock<Coding>,
@@ -314,36 +362,31 @@ impl AnsModel {
         // Each context uses its own table, else its parent's, else table 0.
         let contexts = shape.contexts();
         let parents = shape.parents();
-        let mut parent_start = vec![starts[0]; parents];
-        for ((ctx, _), &start) in tables.iter().zip(&starts).skip(1) {
+        let mut parent_table = vec![0u32; parents];
+        for (t, (ctx, _)) in tables.iter().enumerate().skip(1) {
             if *ctx >= contexts {
-                parent_start[*ctx - contexts] = start;
+                parent_table[*ctx - contexts] = t as u32;
             }
         }
-        let mut first: Vec<u32> = (0..contexts).map(|c| parent_start[c % parents]).collect();
-        for ((ctx, _), &start) in tables.iter().zip(&starts).skip(1) {
+        let mut table_of: Vec<u32> = (0..contexts).map(|c| parent_table[c % parents]).collect();
+        for (t, (ctx, _)) in tables.iter().enumerate().skip(1) {
             if *ctx < contexts {
-                first[*ctx] = start;
+                table_of[*ctx] = t as u32;
             }
         }
-        let top = first
+        let first = table_of.iter().map(|&t| starts[t as usize]).collect();
+        let lanes = tables
             .iter()
-            .map(|&e| {
-                let one = entries[e as usize];
-                let mut t = u64::from(one.freq()) | u64::from(one.symbol()) << 16;
-                if !one.last() {
-                    let two = entries[e as usize + 1];
-                    t |= u64::from(two.freq()) << 24 | u64::from(two.symbol()) << 40;
-                }
-                t
-            })
+            .zip(&starts)
+            .map(|((_, list), &start)| Lanes::new(&entries, start, list.len()))
             .collect();
         AnsModel {
             shape,
             tables,
             first,
+            table_of,
             entries,
-            top,
+            lanes,
             coding: OnceLock::new(),
         }
     }
@@ -539,8 +582,8 @@ impl AnsModel {
             x: u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
             at: 4,
             bytes,
-            top: &self.top,
-            first: &self.first,
+            table_of: &self.table_of,
+            lanes: &self.lanes,
             entries: &self.entries,
             alphabet: a,
         };
@@ -589,6 +632,32 @@ mod tests {
             assert!(list.iter().all(|&(_, f)| f >= 1));
             assert!(list.windows(2).all(|w| w[0].1 >= w[1].1));
         }
+    }
+
+    /// Tables listing more symbols than the decoder's lanes hold, and
+    /// symbols no table lists, decode through the search past the lanes.
+    #[test]
+    fn wide_tables_round_trip() {
+        let id = LevelId::new(Rules::default(), 24);
+        // A fixed pseudo-random spread over -24..=12 for training, so that
+        // tables list up to 37 symbols and 13..=24 are never listed.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut draw = |range: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % range) as i8
+        };
+        let train: Vec<i8> = (0..20_000).map(|_| draw(37) - 24).collect();
+        let model = AnsModel::train(id, 3, 4, &[(0, &train[..])]);
+        let model = AnsModel::parse(id, &model.to_bytes()).unwrap();
+        assert!(model.tables.iter().any(|(_, list)| list.len() > LANES));
+        let block: Vec<i8> = (0..4096).map(|_| draw(49) - 24).collect();
+        assert!(block.iter().any(|&v| v > 12));
+        let bytes = model.encode_block(id, 0, &block);
+        let mut out = vec![0i8; block.len()];
+        model.decode_block(id, 0, &bytes, &mut out, true).unwrap();
+        assert_eq!(out, block);
     }
 
     #[test]
