@@ -19,7 +19,7 @@ use super::LevelId;
 /// Decoded blocks kept per reader (direct-mapped by block number).
 const CACHE_SLOTS: usize = 64;
 /// Boards decoded past the one asked for, when a block is decoded partly.
-const PREFIX_SLACK: usize = 256;
+const PREFIX_SLACK: usize = 32;
 
 /// A decoded block in the cache.
 type Slot = Mutex<Option<(u64, Arc<[i8]>)>>;
