@@ -12,7 +12,7 @@
 #   scripts/bench-format.sh /tmp/awari-db --block-boards 2048 --encoding raw --zstd-level 19
 #
 # DB_DIR holds level files (*.awl) or published scores.N files. Options:
-# --min-seeds N --max-seeds N (default 0..24), --block-boards B, --zstd-level L,
+# --min-seeds N --max-seeds N (default 0..24), --block-boards B, --segment-boards S, --zstd-level L,
 # --encoding auto|raw|rank1|rank2|rank3|ans1|ans2|ans3, --lookups K (default 2000).
 set -euo pipefail
 if [ $# -lt 1 ]; then

@@ -41,7 +41,7 @@ struct Args {
 fn usage() -> ! {
     eprintln!(
         "usage: bench_format --db DIR [--out DIR] [--min-seeds N] [--max-seeds N] \
-         [--block-boards B] [--zstd-level L] [--encoding auto|raw|rank1|rank2|rank3|ans1|ans2|ans3] \
+         [--block-boards B] [--segment-boards S] [--zstd-level L] [--encoding auto|raw|rank1|rank2|rank3|ans1|ans2|ans3] \
          [--lookups K] [--keep]"
     );
     std::process::exit(2)
@@ -58,6 +58,8 @@ fn parse_args() -> Args {
         lookups: 2000,
         keep: false,
     };
+    let mut segment = None;
+    let mut block_given = false;
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().unwrap_or_else(|| usage());
@@ -67,8 +69,10 @@ fn parse_args() -> Args {
             "--max-seeds" => args.max_seeds = value().parse().unwrap_or_else(|_| usage()),
             "--min-seeds" => args.min_seeds = value().parse().unwrap_or_else(|_| usage()),
             "--block-boards" => {
-                args.options.block_boards = value().parse().unwrap_or_else(|_| usage())
+                args.options.block_boards = value().parse().unwrap_or_else(|_| usage());
+                block_given = true;
             }
+            "--segment-boards" => segment = Some(value().parse().unwrap_or_else(|_| usage())),
             "--zstd-level" => args.options.zstd_level = value().parse().unwrap_or_else(|_| usage()),
             "--lookups" => args.lookups = value().parse().unwrap_or_else(|_| usage()),
             "--keep" => args.keep = true,
@@ -90,6 +94,12 @@ fn parse_args() -> Args {
     }
     if args.db.as_os_str().is_empty() {
         usage();
+    }
+    // Another block size without a segment size: blocks not cut.
+    match segment {
+        Some(s) => args.options.segment_boards = s,
+        None if block_given => args.options.segment_boards = args.options.block_boards,
+        None => {}
     }
     args
 }
@@ -201,8 +211,9 @@ fn main() {
     }
     std::fs::create_dir_all(&args.out).unwrap_or_else(|e| fail(&e.to_string()));
     println!(
-        "# block_boards={} zstd_level={} encoding={:?} lookups={} threads={}",
+        "# block_boards={} segment_boards={} zstd_level={} encoding={:?} lookups={} threads={}",
         args.options.block_boards,
+        args.options.segment_boards,
         args.options.zstd_level,
         args.choice,
         args.lookups,

@@ -14,6 +14,8 @@ use awari_dbformat::{Error, Index, RuleSet, Rules};
 use proptest::prelude::*;
 
 const BLOCK: u32 = 1000;
+/// Boards per segment in the segmented context-ans images.
+const SEGMENT: u32 = 250;
 
 fn scratch_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("awari-corruption-{}-{name}", std::process::id()));
@@ -39,9 +41,21 @@ fn values(id: LevelId) -> Vec<i8> {
 
 /// Writes level `id` into `dir` and returns its path and values.
 fn write(dir: &Path, id: LevelId, choice: EncodingChoice) -> (PathBuf, Vec<i8>) {
+    write_in_segments(dir, id, choice, BLOCK)
+}
+
+/// Like [`write`], with context-ans blocks cut into segments of `segment`
+/// boards (`BLOCK` for none).
+fn write_in_segments(
+    dir: &Path,
+    id: LevelId,
+    choice: EncodingChoice,
+    segment: u32,
+) -> (PathBuf, Vec<i8>) {
     let v = values(id);
     let options = WriteOptions {
         block_boards: BLOCK,
+        segment_boards: segment,
         zstd_level: 3,
     };
     let path = write_level_with(dir, id, &v, options, choice).unwrap();
@@ -175,15 +189,26 @@ fn magic_and_version() {
     );
 
     let mut b = good.clone();
-    b[8..10].copy_from_slice(&2u16.to_le_bytes());
+    b[8..10].copy_from_slice(&3u16.to_le_bytes());
     fix_checksums(&mut b);
     let err = open_err(&damaged, &b);
     assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
     assert!(
         err.to_string().contains(
-            "damaged.awl: unsupported level file: format version 2; this build reads version 1"
+            "damaged.awl: unsupported level file: format version 3; this build reads versions 1 to 2"
         ),
         "{err}"
+    );
+
+    // Version 2 names the boards per segment in bytes 88..92; a version 1
+    // file called version 2 has none there.
+    let mut b = good.clone();
+    b[8..10].copy_from_slice(&2u16.to_le_bytes());
+    fix_checksums(&mut b);
+    assert_corrupt(
+        &open_err(&damaged, &b),
+        &damaged,
+        "0 boards per segment in 1000-board",
     );
 
     let mut b = good.clone();
@@ -386,6 +411,57 @@ fn a_block_with_a_valid_checksum_but_bad_content_is_corrupt() {
     }
 }
 
+/// A segment directory whose lengths overrun the block, or a segment cut
+/// short, is corruption found by the lookups that need it; the other
+/// segments and blocks still read.
+#[test]
+fn a_damaged_segment_directory_is_corrupt() {
+    let dir = scratch_dir("segments");
+    let id = level(RuleSet::Awari, 6, 8);
+    let (path, truth) = write_in_segments(&dir, id, EncodingChoice::ContextAns(3), SEGMENT);
+    let good = std::fs::read(&path).unwrap();
+    assert_eq!(
+        u16::from_le_bytes([good[8], good[9]]),
+        2,
+        "segmented: version 2"
+    );
+    assert_eq!(
+        u32::from_le_bytes(good[88..92].try_into().unwrap()),
+        SEGMENT
+    );
+    let block0 = u64_at(&good, u64_at(&good, 48) as usize) as usize;
+    let damaged = dir.join("damaged.awl");
+
+    // Segment 0's length made huge: the lengths overrun block 0.
+    let mut b = good.clone();
+    b[block0..block0 + 2].copy_from_slice(&u16::MAX.to_le_bytes());
+    fix_checksums(&mut b);
+    std::fs::write(&damaged, &b).unwrap();
+    let reader = LevelReader::open(&damaged).unwrap();
+    for i in [0u64, 300, 999] {
+        let err = reader.get(i).unwrap_err();
+        assert_corrupt(&err, &damaged, "segment lengths add up to");
+    }
+    assert_eq!(reader.get(1000).unwrap().get(), truth[1000]);
+    assert!(reader.decode_all().is_err());
+
+    // Segment 0 said to be 2 bytes longer: its stream does not end where it
+    // should, and segment 1 starts 2 bytes late.
+    let mut b = good.clone();
+    let len0 = u16::from_le_bytes([b[block0], b[block0 + 1]]);
+    b[block0..block0 + 2].copy_from_slice(&(len0 + 2).to_le_bytes());
+    fix_checksums(&mut b);
+    std::fs::write(&damaged, &b).unwrap();
+    let reader = LevelReader::open(&damaged).unwrap();
+    let err = reader.decode_all().unwrap_err();
+    assert_corrupt(&err, &damaged, "block 0");
+    for i in 0..2000u64 {
+        if let Ok(s) = reader.get(i) {
+            assert!(i32::from(s.get()).abs() <= 8);
+        }
+    }
+}
+
 #[test]
 fn another_rule_set_or_board_size_is_the_wrong_level() {
     let dir = scratch_dir("wrong-level");
@@ -425,28 +501,30 @@ fn a_missing_file_is_an_io_error_naming_it() {
 }
 
 /// A valid file image to mutate in the property tests (written once).
-fn sample_image(choice: EncodingChoice) -> Vec<u8> {
-    static IMAGES: [OnceLock<Vec<u8>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
-    let k = match choice {
-        EncodingChoice::Raw => 0,
-        EncodingChoice::ContextRank(_) => 1,
-        _ => 2,
+fn sample_image((choice, segment): (EncodingChoice, u32)) -> Vec<u8> {
+    static IMAGES: [OnceLock<Vec<u8>>; 4] = [const { OnceLock::new() }; 4];
+    let k = match (choice, segment) {
+        (EncodingChoice::Raw, _) => 0,
+        (EncodingChoice::ContextRank(_), _) => 1,
+        (_, BLOCK) => 2,
+        _ => 3,
     };
     IMAGES[k]
         .get_or_init(|| {
             let dir = scratch_dir(&format!("image-{k}"));
-            let (path, _) = write(&dir, level(RuleSet::Awari, 4, 6), choice);
+            let (path, _) = write_in_segments(&dir, level(RuleSet::Awari, 4, 6), choice, segment);
             std::fs::read(path).unwrap()
         })
         .clone()
 }
 
-/// The three encodings, by number.
-fn encoding(k: u8) -> EncodingChoice {
-    match k % 3 {
-        0 => EncodingChoice::Raw,
-        1 => EncodingChoice::ContextRank(3),
-        _ => EncodingChoice::ContextAns(3),
+/// The three encodings, by number, context-ans with and without segments.
+fn encoding(k: u8) -> (EncodingChoice, u32) {
+    match k % 4 {
+        0 => (EncodingChoice::Raw, BLOCK),
+        1 => (EncodingChoice::ContextRank(3), BLOCK),
+        2 => (EncodingChoice::ContextAns(3), BLOCK),
+        _ => (EncodingChoice::ContextAns(3), SEGMENT),
     }
 }
 
@@ -566,7 +644,14 @@ proptest! {
                 prop_assert!(out.iter().all(|&v| i32::from(v).abs() <= 6));
             }
             let mut prefix = vec![0i8; len / 2];
-            let _ = model.decode_frame(id, 100, &stream, len, &mut prefix);
+            let _ = model.decode_frame(id, 100, &stream, len, len, &mut prefix);
+            // The same bytes as a block of segments: a directory that may not fit.
+            for segment in [1, 7, 64] {
+                let _ = model.decode_frame(id, 100, &stream, len, segment, &mut prefix);
+                let mut part = vec![0i8; segment.min(len)];
+                let k = len.div_ceil(segment).saturating_sub(1);
+                let _ = model.decode_segment(id, 100, &stream, len, segment, k, &mut part);
+            }
         }
     }
 }

@@ -395,7 +395,9 @@ impl Model {
 
     /// The bytes stored for a block: the values of boards `start..` of level
     /// `id` (in range), encoded and, for the zstd encodings, compressed at
-    /// `zstd_level`.
+    /// `zstd_level`. A context-ans block of more than `segment_boards` boards
+    /// is cut into segments of that many, coded independently (see
+    /// [`segment_bytes`]); the zstd encodings ignore `segment_boards`.
     ///
     /// # Errors
     /// zstd's error (allocation failure only, in practice).
@@ -405,9 +407,32 @@ impl Model {
         start: u64,
         values: &[i8],
         zstd_level: i32,
+        segment_boards: usize,
     ) -> std::io::Result<Vec<u8>> {
         match self {
-            Model::ContextAns(m) => Ok(m.encode_block(id, start, values)),
+            Model::ContextAns(m) => {
+                if values.len() <= segment_boards {
+                    return Ok(m.encode_block(id, start, values));
+                }
+                let streams: Vec<Vec<u8>> = values
+                    .chunks(segment_boards)
+                    .enumerate()
+                    .map(|(k, part)| m.encode_block(id, start + (k * segment_boards) as u64, part))
+                    .collect();
+                let (last, listed) = streams.split_last().expect("at least two segments");
+                let mut frame = Vec::new();
+                for stream in listed {
+                    // A segment of at most MAX_SEGMENT_BOARDS boards takes at
+                    // most 2 bytes per board and its state: within a u16.
+                    let len = u16::try_from(stream.len()).expect("segments fit 64 KiB");
+                    frame.extend_from_slice(&len.to_le_bytes());
+                }
+                for stream in listed {
+                    frame.extend_from_slice(stream);
+                }
+                frame.extend_from_slice(last);
+                Ok(frame)
+            }
             _ => {
                 let mut bytes = Vec::with_capacity(values.len());
                 self.encode_block(id, start, values, &mut bytes);
@@ -417,23 +442,31 @@ impl Model {
     }
 
     /// Decodes the first `out.len()` values of a stored block of `block_len`
-    /// boards starting at board `start` (values depend only on earlier ones,
+    /// boards starting at board `start`, cut into segments of
+    /// `segment_boards` (values depend only on earlier ones of their segment,
     /// so a prefix can be decoded alone).
     ///
     /// # Errors
     /// A description of the corruption: a frame that does not decompress to
-    /// `block_len` bytes, a rank or value out of range, a rANS stream that does
-    /// not end as it should.
+    /// `block_len` bytes, a rank or value out of range, a segment directory
+    /// that does not fit, a rANS stream that does not end as it should.
     pub fn decode_frame(
         &self,
         id: LevelId,
         start: u64,
         frame: &[u8],
         block_len: usize,
+        segment_boards: usize,
         out: &mut [i8],
     ) -> Result<(), String> {
         match self {
-            Model::ContextAns(m) => m.decode_block(id, start, frame, out, out.len() == block_len),
+            Model::ContextAns(_) => {
+                let segment_boards = segment_boards.max(1);
+                for (k, part) in out.chunks_mut(segment_boards).enumerate() {
+                    self.decode_segment(id, start, frame, block_len, segment_boards, k, part)?;
+                }
+                Ok(())
+            }
             _ => {
                 let mut bytes = vec![0u8; block_len];
                 zstd_ctx::decompress_exact(frame, &mut bytes)?;
@@ -441,6 +474,40 @@ impl Model {
                 self.decode_block(id, start, &bytes[..len], out)
             }
         }
+    }
+
+    /// Decodes the first `out.len()` values of segment `segment` of a stored
+    /// context-ans block (as [`Model::decode_frame`]); for the other
+    /// encodings, whose blocks are one segment, of the block.
+    ///
+    /// # Errors
+    /// As [`Model::decode_frame`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn decode_segment(
+        &self,
+        id: LevelId,
+        block_start: u64,
+        frame: &[u8],
+        block_len: usize,
+        segment_boards: usize,
+        segment: usize,
+        out: &mut [i8],
+    ) -> Result<(), String> {
+        let Model::ContextAns(m) = self else {
+            return self.decode_frame(id, block_start, frame, block_len, block_len, out);
+        };
+        let segment_boards = segment_boards.max(1);
+        let count = block_len.div_ceil(segment_boards);
+        let first = segment * segment_boards;
+        let len = block_len.saturating_sub(first).min(segment_boards);
+        if segment >= count || out.len() > len {
+            return Err(format!(
+                "segment {segment} of a {block_len}-board block in segments of {segment_boards}"
+            ));
+        }
+        let bytes = segment_bytes(frame, count, segment)?;
+        let whole = out.len() == len;
+        m.decode_block(id, block_start + first as u64, bytes, out, whole)
     }
 
     /// Appends the encoded (not yet compressed) bytes of the values of boards
@@ -549,6 +616,41 @@ fn parse_rank(id: LevelId, bytes: &[u8]) -> Result<RankModel, String> {
     Ok(RankModel::install(shape, &lists))
 }
 
+/// The rANS stream of segment `k` of a context-ans block of `count`
+/// segments. A block of one segment is its stream; a block of more starts with
+/// a directory of `count - 1` `u16` byte lengths (every segment's but the
+/// last), followed by the streams in order.
+///
+/// # Errors
+/// When the directory does not fit the block or its lengths overrun it.
+pub fn segment_bytes(frame: &[u8], count: usize, k: usize) -> Result<&[u8], String> {
+    if count <= 1 {
+        return Ok(frame);
+    }
+    let directory = 2 * (count - 1);
+    let Some(body) = frame.get(directory..) else {
+        return Err(format!(
+            "a directory of {count} segments does not fit a block of {} bytes",
+            frame.len()
+        ));
+    };
+    let len_of = |j: usize| usize::from(u16::from_le_bytes([frame[2 * j], frame[2 * j + 1]]));
+    let listed: usize = (0..count - 1).map(len_of).sum();
+    if listed > body.len() {
+        return Err(format!(
+            "segment lengths add up to {listed} bytes, more than the block's {}",
+            body.len()
+        ));
+    }
+    let start: usize = (0..k).map(len_of).sum();
+    let end = if k + 1 == count {
+        body.len()
+    } else {
+        start + len_of(k)
+    };
+    Ok(&body[start..end])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -625,18 +727,30 @@ mod tests {
             Model::train_ans(id, 3, &blocks),
         ] {
             let model = Model::parse(model.encoding(), id, &model.to_bytes()).unwrap();
-            for &(start, values) in blocks.iter().step_by(9) {
-                let frame = model.encode_frame(id, start, values, 3).unwrap();
-                let mut out = vec![0i8; values.len()];
-                model
-                    .decode_frame(id, start, &frame, values.len(), &mut out)
-                    .unwrap();
-                assert_eq!(out, values, "{}", model.describe());
-                let mut prefix = vec![0i8; 123];
-                model
-                    .decode_frame(id, start, &frame, values.len(), &mut prefix)
-                    .unwrap();
-                assert_eq!(prefix, &values[..123]);
+            // Whole blocks, and (context-ans only) segments of 1, 99 and 250.
+            for segment in [1000, 250, 99, 1] {
+                for &(start, values) in blocks.iter().step_by(9) {
+                    let frame = model.encode_frame(id, start, values, 3, segment).unwrap();
+                    let mut out = vec![0i8; values.len()];
+                    model
+                        .decode_frame(id, start, &frame, values.len(), segment, &mut out)
+                        .unwrap();
+                    assert_eq!(out, values, "{} / {segment}", model.describe());
+                    let mut prefix = vec![0i8; 123];
+                    model
+                        .decode_frame(id, start, &frame, values.len(), segment, &mut prefix)
+                        .unwrap();
+                    assert_eq!(prefix, &values[..123]);
+                    if let Model::ContextAns(_) = model {
+                        let k = 2.min(values.len().div_ceil(segment) - 1);
+                        let first = k * segment;
+                        let mut part = vec![0i8; (values.len() - first).min(segment).min(7)];
+                        model
+                            .decode_segment(id, start, &frame, values.len(), segment, k, &mut part)
+                            .unwrap();
+                        assert_eq!(part, &values[first..first + part.len()]);
+                    }
+                }
             }
         }
     }

@@ -16,12 +16,19 @@ use super::LevelId;
 
 /// The first 8 bytes of every level file.
 pub const MAGIC: [u8; 8] = *b"AWARILVL";
-/// The format version this build writes and reads.
-pub const VERSION: u16 = 1;
+/// The newest format version, which this build writes when a file's blocks
+/// are cut into segments. It reads every version from 1 up.
+pub const VERSION: u16 = 2;
+/// The version of files whose blocks are not cut into segments: version 1
+/// had no segments, so such files are written as version 1, unchanged.
+pub const VERSION_UNSEGMENTED: u16 = 1;
 /// The length of the header in bytes.
 pub const HEADER_LEN: usize = 128;
 /// The most boards one block may hold.
 pub const MAX_BLOCK_BOARDS: u32 = 1 << 20;
+/// The most boards one segment may hold, so that a segment's rANS stream (at
+/// most two bytes per board and its state) has a `u16` length.
+pub const MAX_SEGMENT_BOARDS: u32 = 1 << 14;
 /// The compression code for blocks stored as the encoding made them (the
 /// context-ans encoding is its own entropy coder).
 pub const COMPRESSION_NONE: u8 = 0;
@@ -46,6 +53,11 @@ pub struct Header {
     pub compression_level: i32,
     /// Boards per block (the last block may hold fewer).
     pub block_boards: u32,
+    /// Boards per segment: the parts of a context-ans block coded
+    /// independently, so that a lookup decodes one segment, not the whole
+    /// block. It divides `block_boards`; equal to it when blocks are not cut
+    /// (always so in version 1 and for the zstd encodings).
+    pub segment_boards: u32,
     /// Boards in the level.
     pub boards: u64,
     /// Number of blocks: `ceil(boards / block_boards)`.
@@ -81,11 +93,26 @@ impl Header {
         self.table_offset() + table_len(self.blocks)
     }
 
+    /// The format version of these bytes: [`VERSION`] when blocks are cut
+    /// into segments, else [`VERSION_UNSEGMENTED`].
+    pub fn version(&self) -> u16 {
+        if self.segment_boards == self.block_boards {
+            VERSION_UNSEGMENTED
+        } else {
+            VERSION
+        }
+    }
+
+    /// Segments per whole block.
+    pub fn segments_per_block(&self) -> u32 {
+        self.block_boards / self.segment_boards.max(1)
+    }
+
     /// The 128 header bytes, with the header checksum in the last four.
     pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
         let mut b = [0u8; HEADER_LEN];
         b[0..8].copy_from_slice(&MAGIC);
-        b[8..10].copy_from_slice(&VERSION.to_le_bytes());
+        b[8..10].copy_from_slice(&self.version().to_le_bytes());
         b[10..12].copy_from_slice(&(HEADER_LEN as u16).to_le_bytes());
         b[12] = self.rules.set().code();
         b[13] = self.rules.pits();
@@ -103,6 +130,9 @@ impl Header {
         b[76..80].copy_from_slice(&self.model_crc.to_le_bytes());
         b[80..84].copy_from_slice(&self.table_crc.to_le_bytes());
         b[84..88].copy_from_slice(&self.body_crc.to_le_bytes());
+        if self.version() >= 2 {
+            b[88..92].copy_from_slice(&self.segment_boards.to_le_bytes());
+        }
         let crc = crc32fast::hash(&b[..HEADER_LEN - 4]);
         b[HEADER_LEN - 4..].copy_from_slice(&crc.to_le_bytes());
         b
@@ -120,12 +150,14 @@ pub fn block_count(boards: u64, block_boards: u32) -> u64 {
     boards.div_ceil(u64::from(block_boards.max(1)))
 }
 
-/// The most bytes a stored block of `block_boards` boards may take: the zstd
-/// bound for that input, or two bytes per board for a rANS stream (a value
-/// costs at most 14 bits there). A larger block is corrupt by construction.
-pub fn max_block_bytes(block_boards: u32) -> u64 {
+/// The most bytes a stored block of `block_boards` boards in segments of
+/// `segment_boards` may take: the zstd bound for that input, or two bytes per
+/// board for rANS streams (a value costs at most 14 bits there) plus each
+/// segment's state and length. A larger block is corrupt by construction.
+pub fn max_block_bytes(block_boards: u32, segment_boards: u32) -> u64 {
     let zstd = zstd::zstd_safe::compress_bound(block_boards as usize) as u64 + 64;
-    zstd.max(2 * u64::from(block_boards) + 64)
+    let segments = u64::from(block_boards / segment_boards.max(1));
+    zstd.max(2 * u64::from(block_boards) + 6 * segments + 64)
 }
 
 /// A parsed and fully validated file: the header and where each block lies.
@@ -220,10 +252,10 @@ pub fn parse(file: &[u8], path: &Path) -> Result<Layout> {
         )));
     }
     let version = le16(b, 8);
-    if version != VERSION {
+    if !(1..=VERSION).contains(&version) {
         return Err(Error::Unsupported {
             path: path.to_path_buf(),
-            reason: format!("format version {version}; this build reads version {VERSION}"),
+            reason: format!("format version {version}; this build reads versions 1 to {VERSION}"),
         });
     }
     let header_len = le16(b, 10);
@@ -309,8 +341,28 @@ pub fn parse(file: &[u8], path: &Path) -> Result<Layout> {
             "offset table at {table_offset} of {tlen} bytes and blocks at {blocks_offset} do not fit a {len}-byte file"
         )));
     }
-    if b[88..HEADER_LEN - 4].iter().any(|&x| x != 0) {
-        return Err(corrupt("reserved header bytes 88..124 are not zero".into()));
+    // Version 2 keeps the boards per segment in bytes 88..92.
+    let (segment_boards, reserved) = if version >= 2 {
+        (le32(b, 88), 92)
+    } else {
+        (block_boards, 88)
+    };
+    if b[reserved..HEADER_LEN - 4].iter().any(|&x| x != 0) {
+        return Err(corrupt(format!(
+            "reserved header bytes {reserved}..124 are not zero"
+        )));
+    }
+    if version >= 2
+        && (segment_boards == 0
+            || segment_boards > MAX_SEGMENT_BOARDS
+            || segment_boards >= block_boards
+            || !block_boards.is_multiple_of(segment_boards)
+            || encoding != Encoding::ContextAns)
+    {
+        return Err(corrupt(format!(
+            "{segment_boards} boards per segment in {block_boards}-board {encoding} blocks; \
+             segments of 1 to {MAX_SEGMENT_BOARDS} boards divide context-ans blocks into at least two"
+        )));
     }
     let header = Header {
         rules,
@@ -319,6 +371,7 @@ pub fn parse(file: &[u8], path: &Path) -> Result<Layout> {
         compression,
         compression_level: le32(b, 72) as i32,
         block_boards,
+        segment_boards,
         boards,
         blocks,
         model_len,
@@ -344,7 +397,7 @@ pub fn parse(file: &[u8], path: &Path) -> Result<Layout> {
             header.table_crc
         )));
     }
-    let max_block = max_block_bytes(block_boards);
+    let max_block = max_block_bytes(block_boards, segment_boards);
     let mut previous = blocks_offset;
     for i in 0..=blocks {
         let at = table_offset + 8 * i;

@@ -5,8 +5,8 @@
 //! - [`LevelWriter`] (streaming) and [`write_level`] write a file under a
 //!   temporary name and rename it when complete.
 //! - [`LevelReader`] memory-maps a file, validates it, answers single lookups
-//!   ([`LevelReader::get`], one block decoded per miss, a small cache of
-//!   decoded blocks) and decodes whole levels ([`LevelReader::decode_all`],
+//!   ([`LevelReader::get`], one block or segment decoded per miss, a small
+//!   cache of decoded ones) and decodes whole levels ([`LevelReader::decode_all`],
 //!   [`LevelReader::decode_range`]).
 //! - [`scan_dir`] lists the level files of a database directory.
 //!
@@ -15,13 +15,16 @@
 //! `grand-slam-captures-p4-n9.awl`, so one directory can hold several rule sets
 //! and board sizes. A file being written is called `<name>.partial`.
 //!
-//! # Byte layout (format version 1)
+//! # Byte layout (format versions 1 and 2)
 //! All integers are little-endian. CRC-32 is the IEEE polynomial (crc32fast).
+//! Version 2 adds segments: context-ans blocks cut into parts coded
+//! independently, so that a lookup decodes one part. A file whose blocks are
+//! not cut is written as version 1, byte for byte as before segments existed.
 //!
 //! | offset | size | meaning |
 //! |-------:|-----:|---------|
 //! | 0 | 8 | magic `AWARILVL` |
-//! | 8 | 2 | format version, 1 |
+//! | 8 | 2 | format version: 2 when blocks are cut into segments, else 1 |
 //! | 10 | 2 | header length, 128 |
 //! | 12 | 1 | rule set code ([`crate::RuleSet::code`]: 0 awari, 1 abapa, 2 grand-slam-captures, 3 grand-slam-replay) |
 //! | 13 | 1 | pits per side, 2..=8 |
@@ -39,12 +42,19 @@
 //! | 76 | 4 | CRC-32 of the model section |
 //! | 80 | 4 | CRC-32 of the offset table |
 //! | 84 | 4 | CRC-32 of every byte after the header (model, table, blocks) |
-//! | 88 | 36 | reserved, zero |
+//! | 88 | 4 | version 2: boards per segment S, 1..=2^14, dividing B and below it (context-ans only); version 1: reserved, zero (S = B) |
+//! | 92 | 32 | reserved, zero |
 //! | 124 | 4 | CRC-32 of header bytes 0..124 |
 //! | 128 | M | model section: `u32` length + zstd frame of the per-context orders (context-rank, [`Model::to_bytes`]) or frequency tables (context-ans, [`AnsModel::to_bytes`]) |
 //! | 128+M | 8(K+1) | block offsets: K+1 `u64` file offsets; block i spans `[off[i], off[i+1])`, `off[K]` = file length |
 //! | … | 4K | CRC-32 of each block's stored bytes |
-//! | … | … | K blocks of B boards (the last N − (K−1)B): zstd frames of one byte per board, or rANS streams (`u32` state, `u16` words) |
+//! | … | … | K blocks of B boards (the last N − (K−1)B): zstd frames of one byte per board, or context-ans blocks (below) |
+//!
+//! A context-ans block of more than S boards is cut into `c = ceil(boards / S)`
+//! segments of S boards (the last may be shorter). It starts with `c − 1`
+//! `u16` byte lengths, of every segment but the last, followed by the
+//! segments' rANS streams in order; a block of one segment is its stream. A
+//! rANS stream is a `u32` state and then `u16` words ([`AnsModel`]).
 //!
 //! With encoding `raw` a block's zstd frame holds the values as signed bytes,
 //! exactly the published `scores.n` layout. With `context-rank` it holds each
@@ -52,16 +62,17 @@
 //! is the rANS code of the values under their contexts' probabilities. A
 //! context is made of the values of up to three earlier boards of the block
 //! (the board with one seed moved from pit B, C or D into A) and the board's
-//! own pit A ([`codec`]). Blocks never depend on each other. A decoded value
-//! outside `-seeds..=seeds` makes the block corrupt.
+//! own pit A ([`codec`]); in a segmented block, of its segment. Blocks and
+//! segments never depend on each other. A decoded value outside
+//! `-seeds..=seeds` makes the block corrupt.
 //!
 //! # What is checked, and when
 //! [`LevelReader::open`] checks the magic, version, header checksum, every
 //! header field against the others and against the index (board count, block
 //! count, offsets, file length), the model and table checksums, and that the
 //! block offsets increase and stay within the largest size a block can have.
-//! Every block read checks its checksum, its decompressed size or final rANS
-//! state, and its values.
+//! Every block read checks its checksum, its decompressed size or segment
+//! directory and final rANS states, and its values.
 //! [`LevelReader::verify_checksums`] also checks the whole-file checksum.
 //! Corruption is reported as [`crate::Error::Corrupt`] naming the file; it
 //! never panics and never yields a value.
@@ -88,16 +99,36 @@
 //! at 47 M boards/s with the encoding fixed and 34 M boards/s with it chosen by
 //! trial, the same bytes as before.)
 //!
+//! Then (2026-11-30) the decoder came to find a slot's symbol among a table's
+//! first 16 at once instead of walking its entries (27–29 ns per board on one
+//! thread at level 22, was 40), and the default blocks became 16384 boards in
+//! segments of 2048. Context-ans over levels 0..=24, `bench_format` on an idle
+//! machine; a lookup = median of 2000 at boards drawn uniformly, one reader,
+//! file cached (`cargo run --release -p awari-dbformat --example bench_lookup
+//! -- FILE`), at levels 22 and 24; decode with 2 threads:
+//!
+//! | boards per block / segment | bits/board | level 24 | lookup, level 22 / 24 | decode |
+//! |---|---:|---:|---:|---:|
+//! | 4096 / 4096 (before) | 3.058 | 3.095 | 57 / 81 µs | 55–68 MB/s |
+//! | 16384 / 2048 (the default) | 3.055 | 3.092 | 28 / 46 µs | 60–75 MB/s |
+//! | 16384 / 1024 | 3.078 | 3.116 | 19–24 µs (level 22) | 50–80 MB/s |
+//!
+//! A lookup costs 2–3 µs (finding the block, its checksum, the cache) plus
+//! about 26 ns per board decoded up to the one asked for (and 32 beyond), so
+//! what it costs follows the segment size; each segment costs 6 bytes (its
+//! rANS state and length) and each block 12 (offset and checksum).
+//!
 //! The default ([`WriteOptions::default`], [`EncodingChoice::Auto`]) takes the
 //! smallest: context-ans from level 7 up; the published files use 8 bits per
 //! board. The conditional entropy of a value given its context, the bound for
 //! these contexts, is 3.05 bits at level 24 (3.00 with neighbour 3's exact
 //! value); below 3 bits over levels 0..=24 needs more context (e.g. the values
-//! of capture children in lower levels), not a better coder. A lookup in a
-//! context encoding decodes its block only up to the board asked for, but each
-//! board costs a dependent table lookup (10–35 ns here), so lookups are slower
-//! than with raw blocks: choose raw blocks of 2048 boards
-//! ([`EncodingChoice::Raw`]) where lookup latency matters more than size.
+//! of capture children in lower levels; `examples/context_entropy.rs` measures
+//! candidates), not a better coder. A lookup in a context encoding decodes its
+//! segment only up to the board asked for, but each board costs a dependent
+//! table lookup, so lookups are slower than with raw blocks: choose raw blocks
+//! of 2048 boards ([`EncodingChoice::Raw`]) where lookup latency matters more
+//! than size.
 
 pub mod ans;
 pub mod certificate;

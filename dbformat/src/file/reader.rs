@@ -137,6 +137,12 @@ impl LevelReader {
         self.layout.header.block_boards
     }
 
+    /// Boards per segment: a lookup decodes (part of) one segment. Equal to
+    /// [`LevelReader::block_boards`] when blocks are not cut into segments.
+    pub fn segment_boards(&self) -> u32 {
+        self.layout.header.segment_boards
+    }
+
     /// Number of blocks.
     pub fn blocks(&self) -> u64 {
         self.layout.header.blocks
@@ -173,13 +179,16 @@ impl LevelReader {
                 boards: h.boards,
             });
         }
-        let bb = u64::from(h.block_boards);
-        let block = index / bb;
-        let offset = (index % bb) as usize;
-        let slot = &self.cache[(block % CACHE_SLOTS as u64) as usize];
+        // The cache holds decoded segments (whole blocks when blocks are not
+        // cut), keyed by their number in the level: blocks are whole numbers
+        // of segments, so that number is the index divided by their size.
+        let unit = u64::from(h.segment_boards);
+        let segment = index / unit;
+        let offset = (index % unit) as usize;
+        let slot = &self.cache[(segment % CACHE_SLOTS as u64) as usize];
         let mut known = 0;
-        if let Some((b, values)) = &*lock(slot) {
-            if *b == block {
+        if let Some((s, values)) = &*lock(slot) {
+            if *s == segment {
                 if let Some(&v) = values.get(offset) {
                     return Ok(Score::new(v));
                 }
@@ -187,16 +196,19 @@ impl LevelReader {
             }
         }
         // Decode only as far as needed (values depend on earlier ones in the
-        // block, never on later ones), a little beyond for nearby lookups, and
-        // twice as far as last time when the block is read in order.
-        let len = self.layout.boards_in_block(block);
+        // segment, never on later ones), a little beyond for nearby lookups,
+        // and twice as far as last time when the segment is read in order.
+        let per_block = u64::from(h.block_boards) / unit;
+        let (block, within) = (segment / per_block, (segment % per_block) as usize);
+        let first = within * unit as usize;
+        let len = (self.layout.boards_in_block(block) - first).min(unit as usize);
         let limit = match self.model {
             Model::Raw => len,
             _ => (offset + PREFIX_SLACK).max(2 * known).min(len),
         };
-        let values: Arc<[i8]> = self.decode_prefix(block, limit)?.into();
+        let values: Arc<[i8]> = self.decode_segment_prefix(block, within, limit)?.into();
         let v = values[offset];
-        *lock(slot) = Some((block, values));
+        *lock(slot) = Some((segment, values));
         Ok(Score::new(v))
     }
 
@@ -310,10 +322,25 @@ impl LevelReader {
         Ok(bytes)
     }
 
-    /// The values of the first `limit` boards of block `block`.
-    fn decode_prefix(&self, block: u64, limit: usize) -> Result<Vec<i8>> {
+    /// The values of the first `limit` boards of segment `segment` of block
+    /// `block`.
+    fn decode_segment_prefix(&self, block: u64, segment: usize, limit: usize) -> Result<Vec<i8>> {
+        let h = &self.layout.header;
+        let frame = self.block_bytes(block)?;
+        let start = block * u64::from(h.block_boards);
+        let len = self.layout.boards_in_block(block);
         let mut out = vec![0i8; limit];
-        self.decode_block_into(block, &mut out)?;
+        self.model
+            .decode_segment(
+                self.id(),
+                start,
+                frame,
+                len,
+                h.segment_boards as usize,
+                segment,
+                &mut out,
+            )
+            .map_err(|e| self.corrupt(format!("block {block}: {e}")))?;
         Ok(out)
     }
 
@@ -322,8 +349,9 @@ impl LevelReader {
         let frame = self.block_bytes(block)?;
         let start = block * u64::from(self.block_boards());
         let len = self.layout.boards_in_block(block);
+        let segment_boards = self.layout.header.segment_boards as usize;
         self.model
-            .decode_frame(self.id(), start, frame, len, out)
+            .decode_frame(self.id(), start, frame, len, segment_boards, out)
             .map_err(|e| self.corrupt(format!("block {block}: {e}")))
     }
 }

@@ -43,6 +43,7 @@ fn values(id: LevelId) -> Vec<i8> {
 fn small_options() -> WriteOptions {
     WriteOptions {
         block_boards: 100,
+        segment_boards: 100,
         zstd_level: 3,
     }
 }
@@ -151,6 +152,7 @@ fn many_table_flushes_and_a_short_last_block() {
     let v = values(level);
     let options = WriteOptions {
         block_boards: 3,
+        segment_boards: 3,
         zstd_level: 1,
     };
     let path = write_level_with(&dir, level, &v, options, EncodingChoice::Raw).unwrap();
@@ -158,6 +160,48 @@ fn many_table_flushes_and_a_short_last_block() {
     assert_eq!(reader.blocks(), 25_168);
     assert_eq!(reader.decode_all().unwrap()[..], v[..]);
     assert_eq!(reader.get(75_503).unwrap(), Score::new(v[75_503]));
+}
+
+/// Context-ans blocks cut into segments read back whole, in ranges and board
+/// by board, including a short last block with a short last segment; the
+/// file says version 2. Uncut blocks keep version 1.
+#[test]
+fn segmented_blocks_round_trip() {
+    let dir = scratch_dir("segments");
+    for (pits, seeds) in [(6u8, 9u32), (4, 11), (3, 14)] {
+        let level = id(RuleSet::Awari, pits, seeds);
+        let v = values(level);
+        for (block_boards, segment_boards) in [(400, 100), (1024, 256), (300, 300)] {
+            let options = WriteOptions {
+                block_boards,
+                segment_boards,
+                zstd_level: 3,
+            };
+            let path =
+                write_level_with(&dir, level, &v, options, EncodingChoice::ContextAns(3)).unwrap();
+            let bytes = std::fs::read(&path).unwrap();
+            let version = u16::from_le_bytes([bytes[8], bytes[9]]);
+            assert_eq!(version, if segment_boards < block_boards { 2 } else { 1 });
+            let reader = LevelReader::open(&path).unwrap();
+            assert_eq!(reader.segment_boards(), segment_boards);
+            assert_eq!(reader.decode_all().unwrap()[..], v[..], "{level:?}");
+            let mid = v.len() / 3;
+            assert_eq!(
+                reader.decode_range(mid as u64, 777).unwrap(),
+                &v[mid..mid + 777]
+            );
+            // Every board of the first and last blocks, and a spread between.
+            let last = v.len() - 1;
+            let picks = (0..block_boards as usize + 5)
+                .chain((0..v.len()).step_by(97))
+                .chain(last.saturating_sub(block_boards as usize)..=last);
+            let fresh = LevelReader::open(&path).unwrap();
+            for i in picks.filter(|&i| i < v.len()) {
+                assert_eq!(fresh.get(i as u64).unwrap(), Score::new(v[i]), "board {i}");
+            }
+            assert!(fresh.verify_checksums().is_ok());
+        }
+    }
 }
 
 #[test]
@@ -196,9 +240,18 @@ fn writer_rejects_wrong_counts_and_values_and_cleans_up() {
 
     let bad = WriteOptions {
         block_boards: 0,
+        segment_boards: 0,
         zstd_level: 3,
     };
     assert!(LevelWriter::create(&dir, level, bad).is_err());
+    for segment_boards in [0, 30, 200] {
+        let bad = WriteOptions {
+            segment_boards,
+            ..small_options()
+        };
+        let err = LevelWriter::create(&dir, level, bad).unwrap_err();
+        assert!(err.to_string().contains("boards per segment"), "{err}");
+    }
     let too_big = LevelId::new(Rules::default(), 65);
     let err = LevelWriter::create(&dir, too_big, small_options()).unwrap_err();
     assert!(matches!(err, Error::TooManySeeds { .. }), "{err}");

@@ -20,8 +20,8 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 
-use super::codec::{usable_neighbours, Model};
-use super::layout::{self, Header, HEADER_LEN, MAX_BLOCK_BOARDS};
+use super::codec::{usable_neighbours, Encoding, Model};
+use super::layout::{self, Header, HEADER_LEN, MAX_BLOCK_BOARDS, MAX_SEGMENT_BOARDS};
 use super::{level_path, LevelId};
 
 /// Values buffered to choose the encoding before the first block is written
@@ -36,24 +36,35 @@ const BATCH_BLOCKS: usize = 64;
 /// How a level file is cut into blocks and compressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WriteOptions {
-    /// Boards per block: a lookup decodes (part of) one block, so smaller
-    /// blocks answer faster and compress a little worse (1 to 2^20).
+    /// Boards per block: each block has an offset and a checksum, and with
+    /// the zstd encodings a lookup decompresses its whole block (1 to 2^20).
     pub block_boards: u32,
+    /// Boards per segment of a context-ans block: segments are coded
+    /// independently, and a lookup decodes (part of) one segment, so smaller
+    /// segments answer faster and compress a little worse (each costs 6
+    /// bytes). Equal to `block_boards` for blocks not cut; else it divides
+    /// `block_boards` and is at most 2^14.
+    pub segment_boards: u32,
     /// The zstd level of the raw and context-rank encodings, 1 to 22 (higher:
     /// smaller and slower to write; reading speed hardly changes).
     pub zstd_level: i32,
 }
 
 impl Default for WriteOptions {
-    /// 4096 boards per block and zstd level 12. On levels 14..=23 of the 6-pit
-    /// game zstd level 12 makes files within 0.2% of level 19's at about twice
-    /// the speed. With the context-ans encoding, blocks of 4096 boards cost
-    /// 0.015 bit per board more than 8192 and 0.03 less than 2048, and a
-    /// lookup's time is about proportional to the block size (see the
-    /// measurements in the docs of [`super`]).
+    /// Blocks of 16384 boards, cut into segments of 2048 with the context-ans
+    /// encoding, and zstd level 12.
+    ///
+    /// On level 22 of the 6-pit game (context-ans) a block costs 12 bytes
+    /// (offset and checksum) and a segment 6 (its rANS state and length), so
+    /// this takes 3.050 bits per board where uncut blocks of 4096 took 3.053,
+    /// while a lookup decodes at most 2048 boards instead of 4096, half the
+    /// time; segments of 1024 would halve it again for 3.073 bits (see the
+    /// measurements in the docs of [`super`]). On levels 14..=23 zstd level
+    /// 12 makes files within 0.2% of level 19's at about twice the speed.
     fn default() -> WriteOptions {
         WriteOptions {
-            block_boards: 4096,
+            block_boards: 16384,
+            segment_boards: 2048,
             zstd_level: 12,
         }
     }
@@ -158,6 +169,16 @@ impl LevelWriter {
             return Err(Error::Rules(format!(
                 "{} boards per block; use 1 to {MAX_BLOCK_BOARDS}",
                 options.block_boards
+            )));
+        }
+        let segments_fit = options.segment_boards == options.block_boards
+            || (1..=MAX_SEGMENT_BOARDS).contains(&options.segment_boards)
+                && options.block_boards.is_multiple_of(options.segment_boards);
+        if !segments_fit {
+            return Err(Error::Rules(format!(
+                "{} boards per segment in blocks of {}; use the block size, or 1 to \
+                 {MAX_SEGMENT_BOARDS} dividing it",
+                options.segment_boards, options.block_boards
             )));
         }
         if !(1..=22).contains(&options.zstd_level) {
@@ -352,6 +373,11 @@ impl LevelWriter {
             compression: encoding.compression(),
             compression_level: self.options.zstd_level,
             block_boards: self.options.block_boards,
+            segment_boards: if encoding == Encoding::ContextAns {
+                self.options.segment_boards
+            } else {
+                self.options.block_boards
+            },
             boards,
             blocks: table.blocks,
             model_len: self.model_bytes.len() as u64,
@@ -462,10 +488,13 @@ impl LevelWriter {
         let first_board = self.encoded;
         let id = self.id;
         let level = self.options.zstd_level;
+        let segment = self.options.segment_boards as usize;
         let frames: Vec<std::io::Result<Vec<u8>>> = chunk
             .par_chunks(bb)
             .enumerate()
-            .map(|(i, values)| model.encode_frame(id, first_board + (i * bb) as u64, values, level))
+            .map(|(i, values)| {
+                model.encode_frame(id, first_board + (i * bb) as u64, values, level, segment)
+            })
             .collect();
         let temp = &self.temp;
         let io = |source| Error::Io {
@@ -579,7 +608,13 @@ fn choose_model(
             let mut stored = 0u64;
             for &(start, values) in eval {
                 stored += model
-                    .encode_frame(id, start, values, options.zstd_level)?
+                    .encode_frame(
+                        id,
+                        start,
+                        values,
+                        options.zstd_level,
+                        options.segment_boards as usize,
+                    )?
                     .len() as u64;
             }
             let estimate =

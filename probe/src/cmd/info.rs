@@ -56,6 +56,7 @@ impl Row {
                 v["bits_per_board"] = bits(r).into();
                 v["encoding"] = r.encoding_description().into();
                 v["block_boards"] = r.block_boards().into();
+                v["segment_boards"] = r.segment_boards().into();
                 v["zstd_level"] = r.compression_level().into();
             }
             Err(e) => v["error"] = e.clone().into(),
