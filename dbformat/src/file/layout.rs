@@ -103,11 +103,6 @@ impl Header {
         }
     }
 
-    /// Segments per whole block.
-    pub fn segments_per_block(&self) -> u32 {
-        self.block_boards / self.segment_boards.max(1)
-    }
-
     /// The 128 header bytes, with the header checksum in the last four.
     pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
         let mut b = [0u8; HEADER_LEN];

@@ -16,12 +16,14 @@ use super::codec::{Encoding, Model};
 use super::layout::{self, Layout, HEADER_LEN};
 use super::LevelId;
 
-/// Decoded blocks kept per reader (direct-mapped by block number).
+/// Decoded segments (whole blocks when blocks are not cut) kept per reader,
+/// direct-mapped by their number in the level.
 const CACHE_SLOTS: usize = 64;
-/// Boards decoded past the one asked for, when a block is decoded partly.
+/// Boards decoded past the one asked for, when a segment is decoded partly.
 const PREFIX_SLACK: usize = 32;
 
-/// A decoded block in the cache.
+/// A decoded segment in the cache: its number in the level and the values
+/// of its first boards.
 type Slot = Mutex<Option<(u64, Arc<[i8]>)>>;
 
 /// An open level file; see the module docs of [`super`].
@@ -165,7 +167,8 @@ impl LevelReader {
 
     /// The value of board `index` of the level.
     ///
-    /// Decompresses the board's block unless it is among the recently used ones.
+    /// Decodes the board's segment (its block, when blocks are not cut) up to
+    /// the board, unless it is among the recently decoded ones.
     ///
     /// # Errors
     /// [`Error::IndexOutOfRange`] when `index >= boards()`; [`Error::Corrupt`]
