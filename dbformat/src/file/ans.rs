@@ -30,18 +30,13 @@ const LOW: u32 = 1 << 16;
 const MIN_CONTEXT_COUNT: u64 = 32;
 
 /// One table entry, packed: cumulative frequency (bits 0..16), frequency
-/// (16..32), symbol (32..40), last entry of its table (bit 40).
+/// (16..32), symbol (32..40).
 #[derive(Clone, Copy)]
 struct Entry(u64);
 
 impl Entry {
-    fn new(cum: u32, freq: u32, symbol: u8, last: bool) -> Entry {
-        Entry(
-            u64::from(cum)
-                | u64::from(freq) << 16
-                | u64::from(symbol) << 32
-                | u64::from(last) << 40,
-        )
+    fn new(cum: u32, freq: u32, symbol: u8) -> Entry {
+        Entry(u64::from(cum) | u64::from(freq) << 16 | u64::from(symbol) << 32)
     }
     #[inline]
     fn cum(self) -> u32 {
@@ -54,10 +49,6 @@ impl Entry {
     #[inline]
     fn symbol(self) -> u8 {
         (self.0 >> 32) as u8
-    }
-    #[inline]
-    fn last(self) -> bool {
-        self.0 >> 40 & 1 == 1
     }
 }
 
@@ -189,9 +180,7 @@ impl NextSymbol for AnsNext<'_> {
 /// value instead of a walk down the table's entries.
 #[derive(Clone)]
 struct Coding {
-    /// `table_at[e]`: the number of the table whose first entry is `e`.
-    table_at: Vec<u32>,
-    /// `pairs[t * alphabet + symbol]`.
+    /// `pairs[t * alphabet + symbol]`, for table number `t`.
     pairs: Vec<(u32, u32)>,
 }
 
@@ -203,8 +192,6 @@ pub struct AnsModel {
     /// decreasing frequency; table 0 is the level's overall table. Every
     /// symbol not listed has frequency 1.
     tables: Vec<(usize, Vec<(u8, u16)>)>,
-    /// `first[context]`: index in `entries` of the first entry of its table.
-    first: Vec<u32>,
     /// `table_of[context]`: the number of the table it uses (an index into
     /// `tables` and `lanes`).
     table_of: Vec<u32>,
@@ -354,8 +341,8 @@ impl AnsModel {
         for (_, list) in &tables {
             starts.push(entries.len() as u32);
             let mut cum = 0u32;
-            for (k, &(s, f)) in list.iter().enumerate() {
-                entries.push(Entry::new(cum, u32::from(f), s, k + 1 == list.len()));
+            for &(s, f) in list {
+                entries.push(Entry::new(cum, u32::from(f), s));
                 cum += u32::from(f);
             }
         }
@@ -374,7 +361,6 @@ impl AnsModel {
                 table_of[*ctx] = t as u32;
             }
         }
-        let first = table_of.iter().map(|&t| starts[t as usize]).collect();
         let lanes = tables
             .iter()
             .zip(&starts)
@@ -383,7 +369,6 @@ impl AnsModel {
         AnsModel {
             shape,
             tables,
-            first,
             table_of,
             entries,
             lanes,
@@ -495,7 +480,7 @@ impl AnsModel {
         let mut x = LOW;
         let mut words: Vec<u16> = Vec::with_capacity(values.len() / 4);
         for (&s, &ctx) in symbols.iter().zip(&contexts).rev() {
-            let table = coding.table_at[self.first[ctx as usize] as usize] as usize;
+            let table = self.table_of[ctx as usize] as usize;
             let (cum, freq) = coding.pairs[table * a + usize::from(s)];
             // In u64: with a single symbol (frequency TOTAL) the bound is 2^32.
             let x_max = (u64::from(LOW >> SCALE) << 16) * u64::from(freq);
@@ -516,39 +501,26 @@ impl AnsModel {
     /// The encoder's tables ([`Coding`]) of every table of the model.
     fn coding(&self) -> Coding {
         let a = self.shape.alphabet;
-        let mut table_at = vec![0u32; self.entries.len()];
-        let mut pairs = Vec::new();
-        let mut start = 0usize;
-        let mut number = 0u32;
-        while start < self.entries.len() {
-            table_at[start] = number;
-            pairs.extend(self.coding_table(start as u32, a));
-            // The next table starts after this one's last entry.
-            let len = self.entries[start..]
-                .iter()
-                .position(|e| e.last())
-                .expect("every table ends with a last entry");
-            start += len + 1;
-            number += 1;
-        }
-        Coding { table_at, pairs }
+        let pairs = self
+            .lanes
+            .iter()
+            .flat_map(|t| self.coding_table(t.first as usize, t.listed as usize, a))
+            .collect();
+        Coding { pairs }
     }
 
-    /// `(cum, freq)` by symbol for the table starting at entry `first`.
-    fn coding_table(&self, first: u32, a: usize) -> Vec<(u32, u32)> {
+    /// `(cum, freq)` by symbol for the table of `listed` entries from entry
+    /// `first` on.
+    fn coding_table(&self, first: usize, listed: usize, a: usize) -> Vec<(u32, u32)> {
         let mut table = vec![(0, 1); a];
-        let mut listed = vec![false; a];
-        let mut e = first as usize;
-        let tail = loop {
-            let entry = self.entries[e];
+        let mut is_listed = vec![false; a];
+        let mut tail = 0;
+        for entry in &self.entries[first..first + listed] {
             table[usize::from(entry.symbol())] = (entry.cum(), entry.freq());
-            listed[usize::from(entry.symbol())] = true;
-            if entry.last() {
-                break entry.cum() + entry.freq();
-            }
-            e += 1;
-        };
-        let unlisted = listed.iter().enumerate().filter(|(_, &l)| !l);
+            is_listed[usize::from(entry.symbol())] = true;
+            tail = entry.cum() + entry.freq();
+        }
+        let unlisted = is_listed.iter().enumerate().filter(|(_, &l)| !l);
         for (cum, (s, _)) in (tail..).zip(unlisted) {
             table[s] = (cum, 1);
         }
