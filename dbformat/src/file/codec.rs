@@ -414,23 +414,20 @@ impl Model {
                 if values.len() <= segment_boards {
                     return Ok(m.encode_block(id, start, values));
                 }
-                let streams: Vec<Vec<u8>> = values
-                    .chunks(segment_boards)
-                    .enumerate()
-                    .map(|(k, part)| m.encode_block(id, start + (k * segment_boards) as u64, part))
-                    .collect();
-                let (last, listed) = streams.split_last().expect("at least two segments");
-                let mut frame = Vec::new();
-                for stream in listed {
-                    // A segment of at most MAX_SEGMENT_BOARDS boards takes at
-                    // most 2 bytes per board and its state: within a u16.
-                    let len = u16::try_from(stream.len()).expect("segments fit 64 KiB");
-                    frame.extend_from_slice(&len.to_le_bytes());
+                // The directory first (filled in as the streams come), then
+                // the streams, each appended as it is made.
+                let count = values.len().div_ceil(segment_boards);
+                let mut frame = vec![0u8; 2 * (count - 1)];
+                for (k, part) in values.chunks(segment_boards).enumerate() {
+                    let stream = m.encode_block(id, start + (k * segment_boards) as u64, part);
+                    if k + 1 < count {
+                        // A segment of at most MAX_SEGMENT_BOARDS boards takes
+                        // at most 2 bytes per board and its state: a u16.
+                        let len = u16::try_from(stream.len()).expect("segments fit 64 KiB");
+                        frame[2 * k..2 * k + 2].copy_from_slice(&len.to_le_bytes());
+                    }
+                    frame.extend_from_slice(&stream);
                 }
-                for stream in listed {
-                    frame.extend_from_slice(stream);
-                }
-                frame.extend_from_slice(last);
                 Ok(frame)
             }
             _ => {
@@ -478,7 +475,7 @@ impl Model {
 
     /// Decodes the first `out.len()` values of segment `segment` of a stored
     /// context-ans block (as [`Model::decode_frame`]); for the other
-    /// encodings, whose blocks are one segment, of the block.
+    /// encodings, whose blocks are one segment (number 0), of the block.
     ///
     /// # Errors
     /// As [`Model::decode_frame`].
@@ -494,6 +491,12 @@ impl Model {
         out: &mut [i8],
     ) -> Result<(), String> {
         let Model::ContextAns(m) = self else {
+            if segment != 0 {
+                return Err(format!(
+                    "segment {segment} of a {} block, which has one",
+                    self.encoding()
+                ));
+            }
             return self.decode_frame(id, block_start, frame, block_len, block_len, out);
         };
         let segment_boards = segment_boards.max(1);
