@@ -67,12 +67,24 @@ pub struct MoveList {
     len: u8,
 }
 
+impl Default for MoveList {
+    fn default() -> MoveList {
+        MoveList::new()
+    }
+}
+
 impl MoveList {
-    fn new() -> MoveList {
+    /// An empty list.
+    pub fn new() -> MoveList {
         MoveList {
             moves: [None; 8],
             len: 0,
         }
+    }
+
+    /// Empties the list, for reuse.
+    fn clear(&mut self) {
+        self.len = 0;
     }
 
     fn push(&mut self, m: Move) {
@@ -158,15 +170,18 @@ impl Rules {
         list
     }
 
-    /// The number of legal quiet (non-capturing) moves of `board`, and its legal
-    /// capturing moves: what the solver needs of a board before its level is
-    /// solved, for less work than [`Rules::legal_moves`].
+    /// The number of legal quiet (non-capturing) moves of `board`; its legal
+    /// capturing moves replace what `captures` held. This is what the solver
+    /// needs of a board before its level is solved, for less work than
+    /// [`Rules::legal_moves`]. (The list is the caller's, to be reused: a
+    /// `MoveList` is some 170 bytes, and returning a fresh one per board cost
+    /// the solver's initial pass a copy of it each time.)
     ///
     /// A move is seen to be quiet from where its last seed lands, without sowing;
     /// only the moves whose last seed may capture are sown. The result equals
     /// counting and filtering [`Rules::legal_moves`] (a property test checks it).
     #[inline]
-    pub fn quiet_moves_and_captures(&self, board: &Board) -> (u8, MoveList) {
+    pub fn quiet_moves_and_captures(&self, board: &Board, captures: &mut MoveList) -> u8 {
         let p = self.pits() as usize;
         let sowing = Sowing::for_pits(self.pits());
         let pits = board.array();
@@ -175,16 +190,16 @@ impl Rules {
         if board.opponent_row_empty() {
             let moves = self.legal_moves(board);
             let quiet = moves.iter().filter(|m| m.is_quiet()).count() as u8;
-            let mut captures = MoveList::new();
+            captures.clear();
             for m in moves.iter().filter(|m| !m.is_quiet()) {
                 captures.push(*m);
             }
-            return (quiet, captures);
+            return quiet;
         }
         // The opponent has seeds, so no quiet move starves and only a capture can.
         let mut quiet = 0u8;
         // The captures go straight into the list, as in `legal_moves`.
-        let mut captures = MoveList::new();
+        captures.clear();
         let mut starving = 0u8; // bit k: capture k starves
         for pit in 0..p {
             let seeds = pits[pit] as usize;
@@ -208,7 +223,7 @@ impl Rules {
         }
         // (The quiet moves do not starve here.)
         captures.drop_starving_unless_forced(starving, quiet > 0);
-        (quiet, captures)
+        quiet
     }
 
     /// Plays the move from the mover's `pit`.

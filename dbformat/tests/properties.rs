@@ -287,7 +287,10 @@ proptest! {
     fn quiet_count_and_captures_match_legal_moves(set in rule_sets(), b in boards()) {
         let rules = rules_for(set, &b);
         let moves = rules.legal_moves(&b);
-        let (quiet, captures) = rules.quiet_moves_and_captures(&b);
+        // A list that held other moves before: they must all be replaced.
+        let full = Board::new(&vec![4; 2 * usize::from(b.per_side())]).unwrap();
+        let mut captures = rules.legal_moves(&full);
+        let quiet = rules.quiet_moves_and_captures(&b, &mut captures);
         prop_assert_eq!(quiet as usize, moves.iter().filter(|m| m.is_quiet()).count());
         let expected: Vec<Move> = moves.iter().filter(|m| !m.is_quiet()).copied().collect();
         let got: Vec<Move> = captures.iter().copied().collect();

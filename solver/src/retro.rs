@@ -53,7 +53,7 @@ use std::sync::atomic::{AtomicI8, AtomicU16, AtomicU64, AtomicU8, AtomicUsize, O
 
 use awari_dbformat::cache::prefetch;
 use awari_dbformat::huge::{Generations, HugeArray, Values};
-use awari_dbformat::{Board, Index, LevelIter, Move, Rules, Score};
+use awari_dbformat::{Board, Index, LevelIter, Move, MoveList, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -342,12 +342,13 @@ fn init(
         // Capture values waiting for their lower-level byte: (board in chunk, the
         // move, the child's value byte). See `ParentBatch` for why in batches.
         let mut pending: Vec<(usize, Move, &i8)> = Vec::with_capacity(2 * INIT_BATCH);
+        let mut captures = MoveList::new();
         for (k, board) in index
             .boards_from(seeds, start)
             .take(values.len())
             .enumerate()
         {
-            let (quiet, captures) = rules.quiet_moves_and_captures(&board);
+            let quiet = rules.quiet_moves_and_captures(&board, &mut captures);
             let best = if quiet == 0 && captures.is_empty() {
                 -(seeds as i8) // no move: the opponent takes every seed
             } else {
