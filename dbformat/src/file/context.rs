@@ -226,6 +226,53 @@ pub(crate) trait NextSymbol {
     fn next(&mut self, i: usize, context: usize) -> Option<u8>;
 }
 
+/// Symbol counts of the contexts seen by one counting task: a row of
+/// `alphabet` counts per context seen, found through `row_of[context]`.
+struct Tally {
+    /// The row of each context in `counts`, or [`Tally::UNSEEN`].
+    row_of: Vec<u32>,
+    /// The contexts of the rows, in row order.
+    contexts: Vec<usize>,
+    /// `alphabet` counts per row. (A task counts at most a few hundred
+    /// million boards, so `u32` does not overflow.)
+    counts: Vec<u32>,
+    alphabet: usize,
+}
+
+impl Tally {
+    const UNSEEN: u32 = u32::MAX;
+
+    fn new(contexts: usize, alphabet: usize) -> Tally {
+        Tally {
+            row_of: vec![Self::UNSEEN; contexts],
+            contexts: Vec::new(),
+            counts: Vec::new(),
+            alphabet,
+        }
+    }
+
+    /// Counts symbol `s` in context `ctx`.
+    #[inline]
+    fn add(&mut self, ctx: usize, s: u8) {
+        let mut row = self.row_of[ctx];
+        if row == Self::UNSEEN {
+            row = self.contexts.len() as u32;
+            self.row_of[ctx] = row;
+            self.contexts.push(ctx);
+            self.counts.resize(self.counts.len() + self.alphabet, 0);
+        }
+        self.counts[row as usize * self.alphabet + usize::from(s)] += 1;
+    }
+
+    /// Every context seen, with its row of counts.
+    fn rows(&self) -> impl Iterator<Item = (usize, &[u32])> + '_ {
+        self.contexts
+            .iter()
+            .copied()
+            .zip(self.counts.chunks(self.alphabet))
+    }
+}
+
 /// Symbol counts: overall, and per context.
 pub(crate) type Counts = (Vec<u64>, HashMap<usize, Vec<u64>>);
 
@@ -408,34 +455,45 @@ impl Shape {
 
     /// Symbol counts per context (and overall) over whole blocks `(first
     /// board, values)` of level `id`, counted in parallel.
+    ///
+    /// Each task counts a share of the blocks into a [`Tally`] (rows found by
+    /// an array indexed by context, not by hashing: counting is most of the
+    /// time it takes to train a model); the tallies are then added up.
     pub fn count(&self, id: LevelId, blocks: &[(u64, &[i8])]) -> Counts {
         let a = self.alphabet;
-        let empty = || (vec![0u64; a], HashMap::<usize, Vec<u64>>::new());
-        blocks
-            .par_iter()
-            .fold(empty, |(mut global, mut counts), &(start, values)| {
-                let symbols: Vec<u8> = values.iter().map(|&v| symbol(v, id.seeds)).collect();
-                let contexts = self.contexts_of(id, start, &symbols);
-                for (&ctx, &s) in contexts.iter().zip(&symbols) {
-                    global[usize::from(s)] += 1;
-                    counts.entry(ctx as usize).or_insert_with(|| vec![0; a])[usize::from(s)] += 1;
-                }
-                (global, counts)
-            })
-            .reduce(empty, |(mut g1, mut c1), (g2, c2)| {
-                for (x, y) in g1.iter_mut().zip(&g2) {
-                    *x += y;
-                }
-                for (ctx, c) in c2 {
-                    match c1.get_mut(&ctx) {
-                        Some(mine) => mine.iter_mut().zip(&c).for_each(|(x, y)| *x += y),
-                        None => {
-                            c1.insert(ctx, c);
-                        }
+        // A few tasks per thread, so that the threads finish together.
+        let per_task = blocks
+            .len()
+            .div_ceil(4 * rayon::current_num_threads())
+            .max(1);
+        let tallies: Vec<Tally> = blocks
+            .par_chunks(per_task)
+            .map(|share| {
+                let mut tally = Tally::new(self.contexts(), a);
+                let mut symbols = Vec::new();
+                for &(start, values) in share {
+                    symbols.clear();
+                    symbols.extend(values.iter().map(|&v| symbol(v, id.seeds)));
+                    let contexts = self.contexts_of(id, start, &symbols);
+                    for (&ctx, &s) in contexts.iter().zip(&symbols) {
+                        tally.add(ctx as usize, s);
                     }
                 }
-                (g1, c1)
+                tally
             })
+            .collect();
+        let mut global = vec![0u64; a];
+        let mut counts: HashMap<usize, Vec<u64>> = HashMap::new();
+        for tally in &tallies {
+            for (ctx, row) in tally.rows() {
+                let sum = counts.entry(ctx).or_insert_with(|| vec![0; a]);
+                for ((x, g), &y) in sum.iter_mut().zip(global.iter_mut()).zip(row) {
+                    *x += u64::from(y);
+                    *g += u64::from(y);
+                }
+            }
+        }
+        (global, counts)
     }
 
     /// Decodes the symbols of boards `start .. start + len` in order into
