@@ -17,11 +17,12 @@ const BLOCK: u32 = 1000;
 /// Boards per segment in the segmented context-ans images.
 const SEGMENT: u32 = 250;
 
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("awari-corruption-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh empty directory, removed (with what it holds) when dropped.
+fn scratch_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("awari-corruption-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn level(set: RuleSet, pits: u8, seeds: u32) -> LevelId {
@@ -122,8 +123,10 @@ fn assert_corrupt(err: &Error, path: &Path, what: &str) {
 
 #[test]
 fn truncated_files() {
-    let dir = scratch_dir("truncated");
-    let (path, _) = write(&dir, level(RuleSet::Awari, 6, 8), EncodingChoice::Auto);
+    let scratch = scratch_dir("truncated");
+
+    let dir = scratch.path();
+    let (path, _) = write(dir, level(RuleSet::Awari, 6, 8), EncodingChoice::Auto);
     let good = std::fs::read(&path).unwrap();
     let damaged = dir.join("damaged.awl");
     for len in [good.len() - 1, good.len() / 2, 200, 128] {
@@ -153,8 +156,10 @@ fn truncated_files() {
 
 #[test]
 fn a_flipped_bit_anywhere_in_the_header_is_caught() {
-    let dir = scratch_dir("header-bits");
-    let (path, _) = write(&dir, level(RuleSet::Awari, 6, 7), EncodingChoice::Auto);
+    let scratch = scratch_dir("header-bits");
+
+    let dir = scratch.path();
+    let (path, _) = write(dir, level(RuleSet::Awari, 6, 7), EncodingChoice::Auto);
     let good = std::fs::read(&path).unwrap();
     let damaged = dir.join("damaged.awl");
     for byte in 0..128 {
@@ -175,8 +180,10 @@ fn a_flipped_bit_anywhere_in_the_header_is_caught() {
 
 #[test]
 fn magic_and_version() {
-    let dir = scratch_dir("magic");
-    let (path, _) = write(&dir, level(RuleSet::Awari, 6, 5), EncodingChoice::Auto);
+    let scratch = scratch_dir("magic");
+
+    let dir = scratch.path();
+    let (path, _) = write(dir, level(RuleSet::Awari, 6, 5), EncodingChoice::Auto);
     let good = std::fs::read(&path).unwrap();
     let damaged = dir.join("damaged.awl");
 
@@ -219,8 +226,10 @@ fn magic_and_version() {
 
 #[test]
 fn header_fields_are_checked_behind_the_checksum() {
-    let dir = scratch_dir("fields");
-    let (path, _) = write(&dir, level(RuleSet::Awari, 6, 8), EncodingChoice::Auto);
+    let scratch = scratch_dir("fields");
+
+    let dir = scratch.path();
+    let (path, _) = write(dir, level(RuleSet::Awari, 6, 8), EncodingChoice::Auto);
     let good = std::fs::read(&path).unwrap();
     let damaged = dir.join("damaged.awl");
     // (offset, new bytes there, what the error must say)
@@ -265,9 +274,11 @@ fn header_fields_are_checked_behind_the_checksum() {
 
 #[test]
 fn a_flipped_bit_in_the_offset_table_or_model_is_caught() {
-    let dir = scratch_dir("table-bits");
+    let scratch = scratch_dir("table-bits");
+
+    let dir = scratch.path();
     let (path, _) = write(
-        &dir,
+        dir,
         level(RuleSet::Awari, 6, 8),
         EncodingChoice::ContextRank(2),
     );
@@ -299,8 +310,10 @@ fn a_flipped_bit_in_the_offset_table_or_model_is_caught() {
 
 #[test]
 fn offsets_out_of_order_are_caught_behind_the_checksum() {
-    let dir = scratch_dir("offsets");
-    let (path, _) = write(&dir, level(RuleSet::Awari, 6, 8), EncodingChoice::Raw);
+    let scratch = scratch_dir("offsets");
+
+    let dir = scratch.path();
+    let (path, _) = write(dir, level(RuleSet::Awari, 6, 8), EncodingChoice::Raw);
     let good = std::fs::read(&path).unwrap();
     let damaged = dir.join("damaged.awl");
     let table = u64_at(&good, 48) as usize;
@@ -322,9 +335,11 @@ fn offsets_out_of_order_are_caught_behind_the_checksum() {
 
 #[test]
 fn a_flipped_bit_inside_a_block_fails_that_block_only() {
-    let dir = scratch_dir("block-bits");
+    let scratch = scratch_dir("block-bits");
+
+    let dir = scratch.path();
     for choice in [EncodingChoice::Raw, EncodingChoice::ContextRank(3)] {
-        let (path, v) = write(&dir, level(RuleSet::Awari, 6, 8), choice);
+        let (path, v) = write(dir, level(RuleSet::Awari, 6, 8), choice);
         let mut b = std::fs::read(&path).unwrap();
         let table = u64_at(&b, 48) as usize;
         let block5 = u64_at(&b, table + 8 * 5) as usize;
@@ -351,9 +366,11 @@ fn a_flipped_bit_inside_a_block_fails_that_block_only() {
 
 #[test]
 fn a_block_with_a_valid_checksum_but_bad_content_is_corrupt() {
-    let dir = scratch_dir("bad-content");
+    let scratch = scratch_dir("bad-content");
+
+    let dir = scratch.path();
     let id = level(RuleSet::Awari, 6, 8);
-    let (path, v) = write(&dir, id, EncodingChoice::Raw);
+    let (path, v) = write(dir, id, EncodingChoice::Raw);
     let good = std::fs::read(&path).unwrap();
     let table = u64_at(&good, 48) as usize;
     let blocks = u64_at(&good, 32) as usize;
@@ -416,9 +433,11 @@ fn a_block_with_a_valid_checksum_but_bad_content_is_corrupt() {
 /// segments and blocks still read.
 #[test]
 fn a_damaged_segment_directory_is_corrupt() {
-    let dir = scratch_dir("segments");
+    let scratch = scratch_dir("segments");
+
+    let dir = scratch.path();
     let id = level(RuleSet::Awari, 6, 8);
-    let (path, truth) = write_in_segments(&dir, id, EncodingChoice::ContextAns(3), SEGMENT);
+    let (path, truth) = write_in_segments(dir, id, EncodingChoice::ContextAns(3), SEGMENT);
     let good = std::fs::read(&path).unwrap();
     assert_eq!(
         u16::from_le_bytes([good[8], good[9]]),
@@ -464,14 +483,16 @@ fn a_damaged_segment_directory_is_corrupt() {
 
 #[test]
 fn another_rule_set_or_board_size_is_the_wrong_level() {
-    let dir = scratch_dir("wrong-level");
+    let scratch = scratch_dir("wrong-level");
+
+    let dir = scratch.path();
     let expected = level(RuleSet::Awari, 6, 6);
     for other in [
         level(RuleSet::Abapa, 6, 6),
         level(RuleSet::Awari, 4, 6),
         level(RuleSet::Awari, 6, 7),
     ] {
-        let (path, _) = write(&dir, other, EncodingChoice::Auto);
+        let (path, _) = write(dir, other, EncodingChoice::Auto);
         let err = LevelReader::open_expecting(&path, expected).unwrap_err();
         assert!(matches!(err, Error::WrongLevel { .. }), "{err:?}");
         let msg = err.to_string();
@@ -493,7 +514,9 @@ fn another_rule_set_or_board_size_is_the_wrong_level() {
 
 #[test]
 fn a_missing_file_is_an_io_error_naming_it() {
-    let dir = scratch_dir("missing");
+    let scratch = scratch_dir("missing");
+
+    let dir = scratch.path();
     let path = dir.join("awari-p6-n3.awl");
     let err = LevelReader::open(&path).unwrap_err();
     assert!(matches!(err, Error::Io { .. }), "{err:?}");
@@ -511,8 +534,10 @@ fn sample_image((choice, segment): (EncodingChoice, u32)) -> Vec<u8> {
     };
     IMAGES[k]
         .get_or_init(|| {
-            let dir = scratch_dir(&format!("image-{k}"));
-            let (path, _) = write_in_segments(&dir, level(RuleSet::Awari, 4, 6), choice, segment);
+            let scratch = scratch_dir(&format!("image-{k}"));
+
+            let dir = scratch.path();
+            let (path, _) = write_in_segments(dir, level(RuleSet::Awari, 4, 6), choice, segment);
             std::fs::read(path).unwrap()
         })
         .clone()
@@ -678,7 +703,9 @@ proptest! {
         if repair {
             fix_checksums(&mut b);
         }
-        let dir = scratch_dir("never-wrong");
+        let scratch = scratch_dir("never-wrong");
+
+        let dir = scratch.path();
         let path = dir.join("damaged.awl");
         std::fs::write(&path, &b).unwrap();
         if let Ok(reader) = LevelReader::open(&path) {

@@ -225,15 +225,16 @@ pub fn read_certificate(path: &Path, id: LevelId) -> Result<Generations> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::file::tests::scratch_dir as scratch;
+    use crate::file::tests::scratch_dir;
 
     #[test]
     fn round_trip_and_every_corruption_is_named() {
-        let dir = scratch("round-trip");
+        let scratch = scratch_dir("certificate");
+        let dir = scratch.path();
         let id = LevelId::new(Rules::default(), 5);
         let order: Vec<u16> = (0..id.boards()).map(|i| (i * 7 % 300) as u16).collect();
-        let path = write_certificate(&dir, id, &order).unwrap();
-        assert_eq!(path, certificate_path(&dir, id));
+        let path = write_certificate(dir, id, &order).unwrap();
+        assert_eq!(path, certificate_path(dir, id));
         assert_eq!(read_certificate(&path, id).unwrap()[..], order[..]);
 
         // Another level, or another rule set, is refused by name.
@@ -271,7 +272,6 @@ mod tests {
             }
         }
         // A wrong length is refused before anything is written.
-        assert!(write_certificate(&dir, id, &order[1..]).is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(write_certificate(dir, id, &order[1..]).is_err());
     }
 }

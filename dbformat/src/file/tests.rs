@@ -1,18 +1,17 @@
 //! Unit tests of the level file format: round trips, naming, the writer's
 //! checks and clean-up. Corruption is tested in `tests/file_corruption.rs`.
 
-use std::path::PathBuf;
-
 use super::*;
 use crate::rules::{RuleSet, Rules};
 use crate::score::Score;
 
-/// A fresh empty directory under the system temp dir.
-pub(crate) fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("awari-file-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh empty directory under the system temp dir, removed (with what it
+/// holds) when dropped.
+pub(crate) fn scratch_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("awari-file-test-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn id(set: RuleSet, pits: u8, seeds: u32) -> LevelId {
@@ -86,7 +85,9 @@ fn boards_match_the_index() {
 
 #[test]
 fn write_then_read_every_encoding() {
-    let dir = scratch_dir("round-trip");
+    let scratch = scratch_dir("round-trip");
+
+    let dir = scratch.path();
     for (level, choice) in [
         (id(RuleSet::Awari, 6, 7), EncodingChoice::Raw),
         (id(RuleSet::Awari, 6, 7), EncodingChoice::ContextRank(1)),
@@ -97,8 +98,8 @@ fn write_then_read_every_encoding() {
         (id(RuleSet::Awari, 6, 0), EncodingChoice::Auto),
     ] {
         let v = values(level);
-        let path = write_level_with(&dir, level, &v, small_options(), choice).unwrap();
-        assert_eq!(path, level_path(&dir, level));
+        let path = write_level_with(dir, level, &v, small_options(), choice).unwrap();
+        assert_eq!(path, level_path(dir, level));
         let reader = LevelReader::open_expecting(&path, level).unwrap();
         assert_eq!(reader.id(), level);
         assert_eq!(reader.boards(), v.len() as u64);
@@ -119,10 +120,12 @@ fn write_then_read_every_encoding() {
 
 #[test]
 fn streaming_in_odd_pieces_equals_write_level() {
-    let dir = scratch_dir("streaming");
+    let scratch = scratch_dir("streaming");
+
+    let dir = scratch.path();
     let level = id(RuleSet::Awari, 6, 8);
     let v = values(level);
-    let mut writer = LevelWriter::create(&dir, level, small_options()).unwrap();
+    let mut writer = LevelWriter::create(dir, level, small_options()).unwrap();
     let temp = writer.temp_path().to_path_buf();
     assert!(temp.exists());
     let mut at = 0;
@@ -147,7 +150,9 @@ fn streaming_in_odd_pieces_equals_write_level() {
 #[test]
 fn many_table_flushes_and_a_short_last_block() {
     // 75,504 boards in blocks of 3: more entries than one table flush holds.
-    let dir = scratch_dir("table-flush");
+    let scratch = scratch_dir("table-flush");
+
+    let dir = scratch.path();
     let level = id(RuleSet::Awari, 6, 8);
     let v = values(level);
     let options = WriteOptions {
@@ -155,7 +160,7 @@ fn many_table_flushes_and_a_short_last_block() {
         segment_boards: 3,
         zstd_level: 1,
     };
-    let path = write_level_with(&dir, level, &v, options, EncodingChoice::Raw).unwrap();
+    let path = write_level_with(dir, level, &v, options, EncodingChoice::Raw).unwrap();
     let reader = LevelReader::open(&path).unwrap();
     assert_eq!(reader.blocks(), 25_168);
     assert_eq!(reader.decode_all().unwrap()[..], v[..]);
@@ -167,7 +172,9 @@ fn many_table_flushes_and_a_short_last_block() {
 /// file says version 2. Uncut blocks keep version 1.
 #[test]
 fn segmented_blocks_round_trip() {
-    let dir = scratch_dir("segments");
+    let scratch = scratch_dir("segments");
+
+    let dir = scratch.path();
     for (pits, seeds) in [(6u8, 9u32), (4, 11), (3, 14)] {
         let level = id(RuleSet::Awari, pits, seeds);
         let v = values(level);
@@ -178,7 +185,7 @@ fn segmented_blocks_round_trip() {
                 zstd_level: 3,
             };
             let path =
-                write_level_with(&dir, level, &v, options, EncodingChoice::ContextAns(3)).unwrap();
+                write_level_with(dir, level, &v, options, EncodingChoice::ContextAns(3)).unwrap();
             let bytes = std::fs::read(&path).unwrap();
             let version = u16::from_le_bytes([bytes[8], bytes[9]]);
             assert_eq!(version, if segment_boards < block_boards { 2 } else { 1 });
@@ -206,11 +213,13 @@ fn segmented_blocks_round_trip() {
 
 #[test]
 fn writer_rejects_wrong_counts_and_values_and_cleans_up() {
-    let dir = scratch_dir("writer-checks");
+    let scratch = scratch_dir("writer-checks");
+
+    let dir = scratch.path();
     let level = id(RuleSet::Awari, 6, 4);
     let v = values(level);
 
-    let mut writer = LevelWriter::create(&dir, level, small_options()).unwrap();
+    let mut writer = LevelWriter::create(dir, level, small_options()).unwrap();
     let temp = writer.temp_path().to_path_buf();
     writer.push(&v[..100]).unwrap();
     let err = writer.finish().unwrap_err();
@@ -218,9 +227,9 @@ fn writer_rejects_wrong_counts_and_values_and_cleans_up() {
     assert!(err.to_string().contains("only 100 of the 1365"), "{err}");
     assert!(err.to_string().contains(".partial"), "{err}");
     assert!(!temp.exists(), "the temporary file is removed");
-    assert!(!level_path(&dir, level).exists());
+    assert!(!level_path(dir, level).exists());
 
-    let mut writer = LevelWriter::create(&dir, level, small_options()).unwrap();
+    let mut writer = LevelWriter::create(dir, level, small_options()).unwrap();
     let err = writer.push(&[0, 5]).unwrap_err();
     assert!(
         err.to_string()
@@ -230,12 +239,12 @@ fn writer_rejects_wrong_counts_and_values_and_cleans_up() {
     drop(writer);
     assert!(!temp.exists(), "dropping a writer removes its file");
 
-    let mut writer = LevelWriter::create(&dir, level, small_options()).unwrap();
+    let mut writer = LevelWriter::create(dir, level, small_options()).unwrap();
     writer.push(&v).unwrap();
     let err = writer.push(&[0]).unwrap_err();
     assert!(err.to_string().contains("1366 values pushed"), "{err}");
 
-    let err = write_level(&dir, level, &v[1..], small_options()).unwrap_err();
+    let err = write_level(dir, level, &v[1..], small_options()).unwrap_err();
     assert!(err.to_string().contains("1364 values given"), "{err}");
 
     let bad = WriteOptions {
@@ -243,20 +252,20 @@ fn writer_rejects_wrong_counts_and_values_and_cleans_up() {
         segment_boards: 0,
         zstd_level: 3,
     };
-    assert!(LevelWriter::create(&dir, level, bad).is_err());
+    assert!(LevelWriter::create(dir, level, bad).is_err());
     for segment_boards in [0, 30, 200] {
         let bad = WriteOptions {
             segment_boards,
             ..small_options()
         };
-        let err = LevelWriter::create(&dir, level, bad).unwrap_err();
+        let err = LevelWriter::create(dir, level, bad).unwrap_err();
         assert!(err.to_string().contains("boards per segment"), "{err}");
     }
     let too_big = LevelId::new(Rules::default(), 65);
-    let err = LevelWriter::create(&dir, too_big, small_options()).unwrap_err();
+    let err = LevelWriter::create(dir, too_big, small_options()).unwrap_err();
     assert!(matches!(err, Error::TooManySeeds { .. }), "{err}");
     assert_eq!(
-        std::fs::read_dir(&dir).unwrap().count(),
+        std::fs::read_dir(dir).unwrap().count(),
         0,
         "nothing left behind"
     );
@@ -264,7 +273,8 @@ fn writer_rejects_wrong_counts_and_values_and_cleans_up() {
 
 #[test]
 fn create_in_a_missing_directory_names_the_file() {
-    let dir = scratch_dir("missing").join("no-such-dir");
+    let scratch = scratch_dir("missing");
+    let dir = scratch.path().join("no-such-dir");
     let err = LevelWriter::create(&dir, id(RuleSet::Awari, 6, 3), small_options()).unwrap_err();
     assert!(matches!(err, Error::Io { .. }));
     assert!(err.to_string().contains("awari-p6-n3.awl.partial"), "{err}");
@@ -272,7 +282,9 @@ fn create_in_a_missing_directory_names_the_file() {
 
 #[test]
 fn scan_dir_lists_level_files_only_sorted() {
-    let dir = scratch_dir("scan");
+    let scratch = scratch_dir("scan");
+
+    let dir = scratch.path();
     let levels = [
         id(RuleSet::Awari, 6, 3),
         id(RuleSet::Awari, 6, 1),
@@ -280,16 +292,12 @@ fn scan_dir_lists_level_files_only_sorted() {
         id(RuleSet::Awari, 4, 2),
     ];
     for level in levels {
-        write_level(&dir, level, &values(level), small_options()).unwrap();
+        write_level(dir, level, &values(level), small_options()).unwrap();
     }
     std::fs::write(dir.join("awari-p6-n5.awl.partial"), b"x").unwrap();
     std::fs::write(dir.join("notes.txt"), b"x").unwrap();
     std::fs::create_dir(dir.join("awari-p6-n9.awl")).unwrap();
-    let found: Vec<LevelId> = scan_dir(&dir)
-        .unwrap()
-        .into_iter()
-        .map(|(l, _)| l)
-        .collect();
+    let found: Vec<LevelId> = scan_dir(dir).unwrap().into_iter().map(|(l, _)| l).collect();
     assert_eq!(
         found,
         vec![levels[3], levels[1], levels[0], levels[2]],
@@ -303,10 +311,12 @@ fn scan_dir_lists_level_files_only_sorted() {
 fn readers_are_shared_between_threads() {
     fn shareable<T: Send + Sync>() {}
     shareable::<LevelReader>();
-    let dir = scratch_dir("threads");
+    let scratch = scratch_dir("threads");
+
+    let dir = scratch.path();
     let level = id(RuleSet::Awari, 6, 9);
     let v = values(level);
-    let path = write_level(&dir, level, &v, small_options()).unwrap();
+    let path = write_level(dir, level, &v, small_options()).unwrap();
     let reader = LevelReader::open(&path).unwrap();
     std::thread::scope(|s| {
         for t in 0..4u64 {
@@ -326,10 +336,12 @@ fn readers_are_shared_between_threads() {
 #[test]
 fn raw_blocks_hold_the_published_bytes() {
     // With the raw encoding a block decompresses to exactly the scores.n bytes.
-    let dir = scratch_dir("raw-bytes");
+    let scratch = scratch_dir("raw-bytes");
+
+    let dir = scratch.path();
     let level = id(RuleSet::Awari, 6, 5);
     let v = values(level);
-    let path = write_level_with(&dir, level, &v, small_options(), EncodingChoice::Raw).unwrap();
+    let path = write_level_with(dir, level, &v, small_options(), EncodingChoice::Raw).unwrap();
     let bytes = std::fs::read(&path).unwrap();
     let layout = layout::parse(&bytes, &path).unwrap();
     let (start, end) = layout.block_range(&bytes, 1);
@@ -340,10 +352,12 @@ fn raw_blocks_hold_the_published_bytes() {
 
 #[test]
 fn decode_range_matches_single_lookups() {
-    let dir = scratch_dir("range");
+    let scratch = scratch_dir("range");
+
+    let dir = scratch.path();
     let level = id(RuleSet::Awari, 6, 9);
     let v = values(level);
-    let path = write_level(&dir, level, &v, small_options()).unwrap();
+    let path = write_level(dir, level, &v, small_options()).unwrap();
     let reader = LevelReader::open(&path).unwrap();
     for (first, len) in [
         (0u64, 0usize),
@@ -365,10 +379,12 @@ fn decode_range_matches_single_lookups() {
 
 #[test]
 fn training_blocks_must_be_whole_blocks_before_any_push() {
-    let dir = scratch_dir("train-on");
+    let scratch = scratch_dir("train-on");
+
+    let dir = scratch.path();
     let level = id(RuleSet::Awari, 6, 6);
     let v = values(level);
-    let mut writer = LevelWriter::create(&dir, level, small_options()).unwrap();
+    let mut writer = LevelWriter::create(dir, level, small_options()).unwrap();
     assert!(
         writer.train_on(&[(50, &v[50..150])]).is_err(),
         "not on a boundary"
@@ -393,13 +409,15 @@ fn training_blocks_must_be_whole_blocks_before_any_push() {
 #[test]
 fn auto_prefers_a_context_encoding_when_neighbours_agree() {
     // Values that depend only on pits 3.. agree with neighbours 1 and 2.
-    let dir = scratch_dir("auto");
+    let scratch = scratch_dir("auto");
+
+    let dir = scratch.path();
     let level = id(RuleSet::Awari, 6, 10);
     let v: Vec<i8> = Index::for_pits(6)
         .boards(10)
         .map(|b| (b.pits()[3..].iter().map(|&s| i32::from(s) * 7).sum::<i32>() % 21 - 10) as i8)
         .collect();
-    let path = write_level(&dir, level, &v, WriteOptions::default()).unwrap();
+    let path = write_level(dir, level, &v, WriteOptions::default()).unwrap();
     let reader = LevelReader::open(&path).unwrap();
     assert_ne!(reader.encoding(), Encoding::Raw);
     assert_eq!(reader.decode_all().unwrap()[..], v[..]);

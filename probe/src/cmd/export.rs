@@ -90,11 +90,12 @@ mod tests {
     use crate::cmd::LevelFile;
     use awari_dbformat::{Index, RuleSet};
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("awari-probe-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A fresh empty directory, removed (with what it holds) when dropped.
+    fn scratch(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("awari-probe-{name}-"))
+            .tempdir()
+            .unwrap()
     }
 
     /// Published-style bytes for a level: in range, with some structure.
@@ -116,7 +117,9 @@ mod tests {
 
     #[test]
     fn import_then_export_is_byte_identical() {
-        let dir = scratch("round-trip");
+        let scratch = scratch("round-trip");
+
+        let dir = scratch.path();
         for (set, pits, seeds) in [
             (RuleSet::Awari, 6, 9),
             (RuleSet::Abapa, 4, 12),
@@ -161,12 +164,14 @@ mod tests {
 
     #[test]
     fn exporting_a_missing_level_names_the_file() {
-        let dir = scratch("missing");
+        let scratch = scratch("missing");
+
+        let dir = scratch.path();
         let err = run(Args {
             out: dir.join("scores.5"),
             level: LevelFile {
                 seeds: 5,
-                db: dir.clone(),
+                db: dir.to_path_buf(),
                 rules: RuleSet::Awari,
                 pits: 6,
             },

@@ -129,14 +129,15 @@ mod tests {
 
     #[test]
     fn a_file_of_the_wrong_size_is_refused() {
-        let dir =
-            std::env::temp_dir().join(format!("awari-probe-{}-import-size", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::Builder::new()
+            .prefix("awari-probe-import-size-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path();
         let file = dir.join("scores.4");
         std::fs::write(&file, vec![0u8; 1364]).unwrap();
         let id = LevelId::new(awari_dbformat::Rules::default(), 4);
-        let err = import(&file, &dir, id, WriteOptions::default()).unwrap_err();
+        let err = import(&file, dir, id, WriteOptions::default()).unwrap_err();
         assert!(
             err.to_string().contains(
                 "scores.4: 1364 bytes, but level 4 (awari, 6 pits per side) has 1365 boards"
@@ -146,12 +147,12 @@ mod tests {
         let mut bytes = vec![0u8; 1365];
         bytes[700] = 5;
         std::fs::write(&file, bytes).unwrap();
-        let err = import(&file, &dir, id, WriteOptions::default()).unwrap_err();
+        let err = import(&file, dir, id, WriteOptions::default()).unwrap_err();
         assert!(
             err.to_string().contains("byte 700 holds 5, outside -4..=4"),
             "{err}"
         );
-        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        let left: Vec<_> = std::fs::read_dir(dir).unwrap().collect();
         assert_eq!(left.len(), 1, "only the input file remains");
     }
 }

@@ -170,18 +170,20 @@ mod tests {
 
     #[test]
     fn check_fails_on_a_damaged_file() {
-        let dir = std::env::temp_dir().join(format!("awari-probe-{}-info", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::Builder::new()
+            .prefix("awari-probe-info-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path();
         let args = |check| Args {
-            db: dir.clone(),
+            db: dir.to_path_buf(),
             check,
             json: true,
         };
         for seeds in 0..=5 {
             let id = LevelId::new(Rules::default(), seeds);
             write_level(
-                &dir,
+                dir,
                 id,
                 &vec![0; id.boards() as usize],
                 WriteOptions::default(),
