@@ -233,9 +233,8 @@ struct Tally {
     row_of: Vec<u32>,
     /// The contexts of the rows, in row order.
     contexts: Vec<usize>,
-    /// `alphabet` counts per row. (A task counts at most a few hundred
-    /// million boards, so `u32` does not overflow.)
-    counts: Vec<u32>,
+    /// `alphabet` counts per row.
+    counts: Vec<u64>,
     alphabet: usize,
 }
 
@@ -265,7 +264,7 @@ impl Tally {
     }
 
     /// Every context seen, with its row of counts.
-    fn rows(&self) -> impl Iterator<Item = (usize, &[u32])> + '_ {
+    fn rows(&self) -> impl Iterator<Item = (usize, &[u64])> + '_ {
         self.contexts
             .iter()
             .copied()
@@ -488,8 +487,8 @@ impl Shape {
             for (ctx, row) in tally.rows() {
                 let sum = counts.entry(ctx).or_insert_with(|| vec![0; a]);
                 for ((x, g), &y) in sum.iter_mut().zip(global.iter_mut()).zip(row) {
-                    *x += u64::from(y);
-                    *g += u64::from(y);
+                    *x += y;
+                    *g += y;
                 }
             }
         }
