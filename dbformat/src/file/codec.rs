@@ -457,10 +457,16 @@ impl Model {
         out: &mut [i8],
     ) -> Result<(), String> {
         match self {
-            Model::ContextAns(_) => {
+            Model::ContextAns(m) => {
+                // The directory is read once for all the segments (reading it
+                // per segment would cost the square of their number).
                 let segment_boards = segment_boards.max(1);
-                for (k, part) in out.chunks_mut(segment_boards).enumerate() {
-                    self.decode_segment(id, start, frame, block_len, segment_boards, k, part)?;
+                let count = block_len.div_ceil(segment_boards);
+                let streams = segment_streams(frame, count)?;
+                for (k, (part, stream)) in out.chunks_mut(segment_boards).zip(streams).enumerate() {
+                    let first = k * segment_boards;
+                    let whole = part.len() == (block_len - first).min(segment_boards);
+                    m.decode_block(id, start + first as u64, stream, part, whole)?;
                 }
                 Ok(())
             }
@@ -625,11 +631,18 @@ fn parse_rank(id: LevelId, bytes: &[u8]) -> Result<RankModel, String> {
 /// last), followed by the streams in order.
 ///
 /// # Errors
-/// When the directory does not fit the block or its lengths overrun it.
+/// When the directory does not fit the block or its lengths overrun it, or
+/// when `k >= count`.
 pub fn segment_bytes(frame: &[u8], count: usize, k: usize) -> Result<&[u8], String> {
-    if count <= 1 {
-        return Ok(frame);
-    }
+    segment_streams(frame, count)?
+        .nth(k)
+        .ok_or_else(|| format!("segment {k} of a block of {count}"))
+}
+
+/// The rANS streams of the `count` segments of a context-ans block, in order,
+/// once the directory is checked (see [`segment_bytes`]).
+fn segment_streams(frame: &[u8], count: usize) -> Result<impl Iterator<Item = &[u8]> + '_, String> {
+    let count = count.max(1);
     let directory = 2 * (count - 1);
     let Some(body) = frame.get(directory..) else {
         return Err(format!(
@@ -637,21 +650,23 @@ pub fn segment_bytes(frame: &[u8], count: usize, k: usize) -> Result<&[u8], Stri
             frame.len()
         ));
     };
-    let len_of = |j: usize| usize::from(u16::from_le_bytes([frame[2 * j], frame[2 * j + 1]]));
-    let listed: usize = (0..count - 1).map(len_of).sum();
+    let lengths = frame[..directory]
+        .chunks_exact(2)
+        .map(|w| usize::from(u16::from_le_bytes([w[0], w[1]])));
+    let listed: usize = lengths.clone().sum();
     if listed > body.len() {
         return Err(format!(
             "segment lengths add up to {listed} bytes, more than the block's {}",
             body.len()
         ));
     }
-    let start: usize = (0..k).map(len_of).sum();
-    let end = if k + 1 == count {
-        body.len()
-    } else {
-        start + len_of(k)
-    };
-    Ok(&body[start..end])
+    // Every stream but the last has its listed length; the last takes the rest.
+    let mut rest = body;
+    Ok(lengths.chain([body.len() - listed]).map(move |len| {
+        let (stream, after) = rest.split_at(len);
+        rest = after;
+        stream
+    }))
 }
 
 #[cfg(test)]
