@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use awari_dbformat::file::{
-    layout, write_level_with, Encoding, EncodingChoice, LevelId, LevelReader, Model, WriteOptions,
+    layout, write_level_bounded, write_level_with, Encoding, EncodingChoice, LevelId, LevelReader,
+    Model, Stored, WriteOptions,
 };
 use awari_dbformat::{Error, Index, RuleSet, Rules};
 use proptest::prelude::*;
@@ -196,15 +197,26 @@ fn magic_and_version() {
     );
 
     let mut b = good.clone();
-    b[8..10].copy_from_slice(&3u16.to_le_bytes());
+    b[8..10].copy_from_slice(&4u16.to_le_bytes());
     fix_checksums(&mut b);
     let err = open_err(&damaged, &b);
     assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
     assert!(
         err.to_string().contains(
-            "damaged.awl: unsupported level file: format version 3; this build reads versions 1 to 2"
+            "damaged.awl: unsupported level file: format version 4; this build reads versions 1 to 3"
         ),
         "{err}"
+    );
+
+    // Version 3 says in byte 92 that its values are lower bounds; a file of
+    // scores called version 3 does not.
+    let mut b = good.clone();
+    b[8..10].copy_from_slice(&3u16.to_le_bytes());
+    fix_checksums(&mut b);
+    assert_corrupt(
+        &open_err(&damaged, &b),
+        &damaged,
+        "stored-values code 0 in a version 3 file",
     );
 
     // Version 2 names the boards per segment in bytes 88..92; a version 1
@@ -222,6 +234,45 @@ fn magic_and_version() {
     b[10..12].copy_from_slice(&256u16.to_le_bytes());
     let err = open_err(&damaged, &b);
     assert!(err.to_string().contains("header of 256 bytes"), "{err}");
+}
+
+#[test]
+fn a_file_of_lower_bounds_says_so_in_version_3() {
+    let scratch = scratch_dir("bounds");
+    let dir = scratch.path();
+    for segment in [BLOCK, SEGMENT] {
+        let id = level(RuleSet::Awari, 6, 6);
+        let v = values(id);
+        let free = vec![u64::MAX; v.len().div_ceil(64)];
+        let options = WriteOptions {
+            block_boards: BLOCK,
+            segment_boards: segment,
+            zstd_level: 3,
+        };
+        let path = write_level_bounded(dir, id, &v, &free, options).unwrap();
+        let reader = LevelReader::open(&path).unwrap();
+        assert_eq!(reader.stored(), Stored::LowerBounds);
+        let good = std::fs::read(&path).unwrap();
+        assert_eq!(good[8..10], 3u16.to_le_bytes());
+        assert_eq!(good[92], 1);
+
+        let damaged = dir.join("damaged.awl");
+        let mut b = good.clone();
+        b[92] = 2;
+        fix_checksums(&mut b);
+        assert_corrupt(
+            &open_err(&damaged, &b),
+            &damaged,
+            "stored-values code 2 in a version 3 file",
+        );
+        // Read as version 2, the file would claim to hold scores; byte 92 is
+        // then reserved and must be zero.
+        let mut b = good.clone();
+        b[8..10].copy_from_slice(&2u16.to_le_bytes());
+        fix_checksums(&mut b);
+        let err = open_err(&damaged, &b);
+        assert!(matches!(err, Error::Corrupt { .. }), "{err:?}");
+    }
 }
 
 #[test]

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use awari_dbformat::file::{self, LevelId, LevelReader};
+use awari_dbformat::file::{self, LevelId, LevelReader, Stored};
 use awari_dbformat::huge::Values;
 use awari_dbformat::{Board, Index, Move, Outcome, RuleSet, Rules, Score, Turn};
 
@@ -247,14 +247,20 @@ impl Tablebase {
         Ok(())
     }
 
-    /// The value of a stored board, read from its level.
+    /// The score of a stored board, read from its level: the stored value,
+    /// or for a level of lower bounds the larger of it and the board's best
+    /// capture (recursively, from the lower levels).
     fn stored_score(&self, board: &Board) -> Result<Score, ProbeError> {
         let i = self.index.try_rank(board)?;
         let seeds = board.seeds();
         if let Some(values) = self.decoded_level(seeds)? {
             return Ok(Score::new(values[i as usize]));
         }
-        Ok(self.level(seeds)?.get(i)?)
+        let reader = self.level(seeds)?;
+        let value = reader.get(i)?;
+        file::resolve(reader.stored(), self.rules, board, value, |child| {
+            self.stored_score(child)
+        })
     }
 
     /// Lets up to `bytes` of memory hold whole decoded levels: a level is then
@@ -267,7 +273,8 @@ impl Tablebase {
             .store(bytes, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// The decoded values of level `seeds` when preloading allows it.
+    /// The decoded scores of level `seeds` when preloading allows it (lower
+    /// bounds resolved).
     fn decoded_level(&self, seeds: u32) -> Result<Option<&Values>, ProbeError> {
         use std::sync::atomic::Ordering::Relaxed;
         let Some(slot) = self.decoded.get(seeds as usize) else {
@@ -280,6 +287,9 @@ impl Tablebase {
             return Ok(None);
         }
         let reader = self.level(seeds)?;
+        if reader.stored() == Stored::LowerBounds {
+            self.preload_below(seeds)?;
+        }
         let mut failure = None;
         let done = slot.get_or_init(|| {
             let size = reader.boards();
@@ -290,7 +300,14 @@ impl Tablebase {
             if !fits {
                 return None;
             }
-            match reader.decode_all() {
+            let decoded = reader
+                .decode_all()
+                .map_err(ProbeError::from)
+                .and_then(|mut values| {
+                    self.resolve_scores(seeds, 0, &mut values)?;
+                    Ok(values)
+                });
+            match decoded {
                 Ok(values) => Some(values),
                 Err(e) => {
                     failure = Some(e);
@@ -299,9 +316,46 @@ impl Tablebase {
             }
         });
         match failure {
-            Some(e) => Err(e.into()),
+            Some(e) => Err(e),
             None => Ok(done.as_ref()),
         }
+    }
+
+    /// Decodes whole the levels below `seeds - 1` (those a capture from level
+    /// `seeds` reaches) that preloading allows, from the bottom up, so that
+    /// no level is first decoded from inside the parallel resolution of
+    /// another.
+    fn preload_below(&self, seeds: u32) -> Result<(), ProbeError> {
+        for lower in 0..seeds.saturating_sub(1) {
+            if self.paths.contains_key(&lower) {
+                self.decoded_level(lower)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Turns the stored values of boards `first .. first + values.len()` of
+    /// level `seeds`, as [`LevelReader::decode_range`] gives them, into the
+    /// boards' scores: lower bounds are resolved through the boards' captures
+    /// (in parallel; the lower levels are preloaded when
+    /// [`Tablebase::preload`] allows, else looked up board by board). Values
+    /// of a level of scores are left as they are.
+    ///
+    /// # Errors
+    /// A missing or unreadable lower level.
+    pub fn resolve_scores(
+        &self,
+        seeds: u32,
+        first: u64,
+        values: &mut [i8],
+    ) -> Result<(), ProbeError> {
+        if self.level(seeds)?.stored() == Stored::Scores {
+            return Ok(());
+        }
+        self.preload_below(seeds)?;
+        file::resolve_level(self.rules, seeds, first, values, |child| {
+            self.stored_score(child)
+        })
     }
 
     /// The value of any position for its mover: read from its level when stored,

@@ -69,7 +69,7 @@ pub struct Mismatch {
     pub index: u64,
     /// The board, pit counts in pit order.
     pub board: Vec<u8>,
-    /// The value stored in the file.
+    /// The value the file gives (lower bounds resolved by the captures).
     pub stored: i8,
     /// The value its children give.
     pub derived: i8,
@@ -130,7 +130,11 @@ impl Levels {
         }
     }
 
-    fn score(&self, index: &Index, board: &Board) -> Score {
+    /// The score of a board of a present level.
+    ///
+    /// # Panics
+    /// When the board's level is not present.
+    pub fn score(&self, index: &Index, board: &Board) -> Score {
         Score::new(*self.slot(index, board))
     }
 

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use awari_dbformat::file::{self, LevelId, LevelReader, WriteOptions};
+use awari_dbformat::file::{self, LevelId, LevelReader, Stored, WriteOptions};
 use awari_dbformat::{Index, Rules};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -68,6 +68,11 @@ pub struct Options {
     /// `awari-probe verify` prove the values in one pass. Costs 2 bytes per board
     /// while solving and about half a byte per board on disk.
     pub certificate: bool,
+    /// Store every board's score. By default a board whose score a capture
+    /// reaches stores a lower bound that codes cheaper
+    /// ([`awari_dbformat::file::bounds`]): files about a quarter smaller, and
+    /// a lookup searches the captures.
+    pub exact: bool,
 }
 
 /// What happened to one level: the line printed and the statistics file.
@@ -157,7 +162,14 @@ pub fn build(
             let stats_file = stats_path(&path);
             let mut values = None;
             if needed_later || !stats_file.exists() {
-                values = Some(Arc::new(reader.decode_all()?));
+                let mut decoded = reader.decode_all()?;
+                if reader.stored() == Stored::LowerBounds {
+                    // Captures reach every level below seeds - 1, all loaded.
+                    file::resolve_level(rules, seeds, 0, &mut decoded, |child| {
+                        Ok::<_, SolveError>(lower.score(child))
+                    })?;
+                }
+                values = Some(Arc::new(decoded));
             }
             let level_report = match read_report(&stats_file) {
                 Some(r) => r,
@@ -227,7 +239,17 @@ pub fn build(
             state_bytes_per_board: retro::state_bytes_per_board(boards, list_entries),
             ..make_report_shell(rules, seeds, boards, solved.stages)
         };
-        let written = file::write_level(&options.dir, id(seeds), &values, options.write)?;
+        let written = if options.exact {
+            file::write_level(&options.dir, id(seeds), &values, options.write)?
+        } else {
+            file::write_level_bounded(
+                &options.dir,
+                id(seeds),
+                &values,
+                &solved.free,
+                options.write,
+            )?
+        };
         let seconds = started.elapsed().as_secs_f64();
         bar.finish_and_clear();
         let file_bytes = fs::metadata(&written).map(|m| m.len()).unwrap_or(0);
@@ -267,14 +289,22 @@ fn plan_memory(
 ) -> Result<u64, SolveError> {
     let budget = options.memory;
     // The fixed state, plus the lower levels, plus the finished values while the
-    // level file is written (the state is freed by then, so 1.5 covers both).
+    // level file is written (the state is freed by then, so 1.625 covers both,
+    // with the writer's sample of chosen lower bounds, at most 64 MiB).
     let per_board = retro::FIXED_STATE_BYTES_PER_BOARD
         + if options.certificate {
             GENERATION_BYTES_PER_BOARD
         } else {
             0.0
         };
-    let needed = (boards as f64 * per_board) as u64 + lower_bytes + OVERHEAD_BYTES;
+    let needed = (boards as f64 * per_board) as u64
+        + lower_bytes
+        + OVERHEAD_BYTES
+        + if options.exact {
+            0
+        } else {
+            boards.min(64 << 20)
+        };
     if needed > budget {
         return Err(SolveError::Memory {
             seeds,
@@ -384,6 +414,7 @@ mod tests {
             progress: false,
             write: WriteOptions::default(),
             certificate,
+            exact: false,
         }
     }
 
@@ -391,7 +422,9 @@ mod tests {
     fn the_budget_sizes_the_frontier_lists() {
         let boards = 3_200_000u64;
         let lower = 1_000_000u64;
-        let fixed = boards * 3 / 2 + lower + OVERHEAD_BYTES;
+        // 1.625 bytes per board, and the writer's sample of lower bounds
+        // (the whole level when it is below 64 Mi boards).
+        let fixed = boards * 13 / 8 + lower + OVERHEAD_BYTES + boards;
         let full = retro::default_list_entries(boards);
         let list_bytes = 2 * retro::LIST_ENTRY_BYTES;
         // Room for everything: the default share.
@@ -410,12 +443,12 @@ mod tests {
             plan_memory(24, boards, lower, &options(half, false)).unwrap(),
             full / 2
         );
-        // Room for the fixed state only: no lists, 1.5 bytes per board.
+        // Room for the fixed state only: no lists, 1.625 bytes per board.
         assert_eq!(
             plan_memory(24, boards, lower, &options(fixed, false)).unwrap(),
             0
         );
-        assert_eq!(retro::state_bytes_per_board(boards, 0), 1.5);
+        assert_eq!(retro::state_bytes_per_board(boards, 0), 1.625);
         // Less: refused, naming what it needs; a certificate needs 2 bytes more.
         let err = plan_memory(24, boards, lower, &options(fixed - 1, false)).unwrap_err();
         assert!(matches!(err, SolveError::Memory { seeds: 24, .. }), "{err}");

@@ -18,9 +18,15 @@
 //! parents (un-moves) is told. Each board is decided once and each quiet edge is
 //! followed at most twice per level, so a level costs O(boards x moves).
 //!
-//! ## State: 1.5 bytes per board
+//! ## State: 1.625 bytes per board
 //! - `values[i]`: one signed byte, `B(p)` (or [`NO_EXIT`]) until p is decided,
 //!   then p's value.
+//! - `free`: one bit per board, set when p's value is `B(p)`: a capture reaches
+//!   it, so the level file may store a lower bound instead
+//!   ([`awari_dbformat::file::bounds`]). It is known when p is decided (a
+//!   board seeded from `B`, except one without moves; a loss whose `B` is
+//!   exactly `-k`; a 0 whose `B` is 0), and lost once the value byte is
+//!   overwritten, so it is kept apart.
 //! - `nibbles`: four bits per board, two boards per byte: the counter `0..=8`
 //!   while undecided, [`DONE`] once decided and visited, or one of two frontier
 //!   marks ([`MARK_A`], [`MARK_B`]) while decided but not yet visited. Keeping the
@@ -82,8 +88,8 @@ pub const LIST_ENTRY_BYTES: u64 = std::mem::size_of::<(Board, bool)>() as u64;
 const LIST_GRANT: usize = 1024;
 
 /// The bytes of solver state per board of the level being built that cannot
-/// be done without: value and nibble.
-pub const FIXED_STATE_BYTES_PER_BOARD: f64 = 1.5;
+/// be done without: value, nibble and free bit.
+pub const FIXED_STATE_BYTES_PER_BOARD: f64 = 1.625;
 /// The entries the frontier lists of one generation may hold by default in a
 /// level of `boards` boards: one board in [`LIST_SHARE`].
 pub fn default_list_entries(boards: u64) -> u64 {
@@ -119,6 +125,9 @@ pub struct Stage {
 pub struct SolvedLevel {
     /// The values, one signed byte per board in index order.
     pub values: Values,
+    /// One bit per board (bit `i % 64` of word `i / 64`), set when a capture
+    /// reaches the board's value: the level file may store a lower bound.
+    pub free: Vec<u64>,
     /// One entry per stage with any decision, from k = n down.
     pub stages: Vec<Stage>,
     /// Seconds spent in the initial pass (captures and counters).
@@ -190,8 +199,10 @@ pub fn solve_level_within(
     }
     progress.set_message("done");
     let generations = state.generations.take();
+    let (values, free) = state.into_values(seeds);
     SolvedLevel {
-        values: state.into_values(),
+        values,
+        free,
         stages,
         init_seconds,
         generations,
@@ -202,6 +213,8 @@ pub fn solve_level_within(
 struct State {
     values: HugeArray,
     nibbles: HugeArray,
+    /// The free bits, see the module docs.
+    free: Vec<AtomicU64>,
     /// Dirty blocks of the current and the next generation.
     dirty: [Vec<AtomicU64>; 2],
     size: u64,
@@ -218,6 +231,7 @@ impl State {
         State {
             values: HugeArray::zeroed(size as usize),
             nibbles: HugeArray::zeroed(size.div_ceil(2) as usize),
+            free: (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
             dirty: [
                 (0..words).map(|_| AtomicU64::new(0)).collect(),
                 (0..words).map(|_| AtomicU64::new(0)).collect(),
@@ -241,6 +255,12 @@ impl State {
     fn mark_dirty(&self, which: usize, i: u64) {
         let block = i / BLOCK;
         self.dirty[which][(block / 64) as usize].fetch_or(1 << (block % 64), Relaxed);
+    }
+
+    /// Notes that a capture reaches board i's value.
+    #[inline]
+    fn set_free(&self, i: u64) {
+        self.free[(i / 64) as usize].fetch_or(1 << (i % 64), Relaxed);
     }
 
     /// True when some block of `which` is dirty.
@@ -269,24 +289,32 @@ impl State {
         self.nibbles.as_atomic_u8()
     }
 
-    /// The final values: decided boards keep theirs, the rest are 0.
-    fn into_values(self) -> Values {
+    /// The final values and free bits of level `seeds`: decided boards keep
+    /// theirs, the rest are 0, free when their captures give exactly 0.
+    fn into_values(self, seeds: u32) -> (Values, Vec<u64>) {
         let State {
             mut values,
             nibbles,
+            free,
             ..
         } = self;
         values
             .par_chunks_mut(CHUNK)
             .zip(nibbles.par_chunks(CHUNK / 2))
-            .for_each(|(values, nibbles)| {
+            .zip(free.par_chunks(CHUNK / 64))
+            .for_each(|((values, nibbles), free)| {
                 for (i, v) in values.iter_mut().enumerate() {
                     if (nibbles[i / 2] >> (4 * (i & 1))) & 0xF != DONE {
+                        // (B = 0 = -n is the empty board, without moves.)
+                        if *v == 0 && seeds > 0 {
+                            free[i / 64].fetch_or(1 << (i % 64), Relaxed);
+                        }
                         *v = 0;
                     }
                 }
             });
-        Values::from_array(values)
+        let free = free.into_iter().map(AtomicU64::into_inner).collect();
+        (Values::from_array(values), free)
     }
 }
 
@@ -442,6 +470,11 @@ fn run_stage(
                     } else {
                         continue;
                     };
+                    // A capture reaches the value, unless the board has no
+                    // move at all (B = -n; any capture gives more).
+                    if new_value != -(seeds as i8) {
+                        state.set_free(start + pos as u64);
+                    }
                     values[pos].store(new_value, Relaxed);
                     b = (b & !(0xF << shift)) | (mark << shift);
                     state.mark_dirty(0, start + pos as u64);
@@ -765,7 +798,16 @@ impl<'a> ParentBatch<'a> {
                 });
                 // Decided here iff the counter was 1 and B(q) <= -k; no other
                 // thread writes q's value after that swap.
-                if old == Some(1) && cells.value(q).load(Relaxed) <= -k {
+                let best = if old == Some(1) {
+                    cells.value(q).load(Relaxed)
+                } else {
+                    NO_EXIT
+                };
+                if old == Some(1) && best <= -k {
+                    // A capture reaches the value when B(q) is exactly -k.
+                    if best == -k {
+                        self.state.set_free(q);
+                    }
                     cells.value(q).store(-k, Relaxed);
                     self.decided(q, parent, listed, true);
                     self.losses += 1;

@@ -418,3 +418,68 @@ fn a_killed_build_resumes_to_identical_files() {
         assert!(reference[name] == *bytes, "{name} differs after resuming");
     }
 }
+
+#[test]
+fn exact_files_and_lower_bounds_give_the_same_scores() {
+    // The shared build stores lower bounds (the default); build levels
+    // 0..=12 again storing every score, and compare the two as a user can.
+    let dir = scratch("exact");
+    let d = dir.to_str().unwrap();
+    ok_stdout(&run(
+        "awari-solve",
+        &["--db", d, "--max-seeds", "12", "--exact", "--json"],
+    ));
+    let info = |db: &str| -> Value {
+        serde_json::from_str(&ok_stdout(&run(
+            "awari-probe",
+            &["info", "--db", db, "--json"],
+        )))
+        .unwrap()
+    };
+    let level12 = |v: &Value| -> Value {
+        v["levels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["seeds"] == 12)
+            .unwrap()
+            .clone()
+    };
+    let (exact, bounds) = (level12(&info(d)), level12(&info(db())));
+    assert_eq!(exact["stored"], "scores");
+    assert_eq!(bounds["stored"], "lower bounds");
+    assert!(
+        bounds["bytes"].as_u64().unwrap() < exact["bytes"].as_u64().unwrap(),
+        "{bounds} {exact}"
+    );
+    for (seeds, db) in [("12", d), ("11", d), ("12", db()), ("11", db())] {
+        let out = dir.join(format!(
+            "scores.{seeds}.{}",
+            if db == d { "exact" } else { "bounds" }
+        ));
+        ok_stdout(&run(
+            "awari-probe",
+            &[
+                "export",
+                "--db",
+                db,
+                "--seeds",
+                seeds,
+                out.to_str().unwrap(),
+            ],
+        ));
+    }
+    for seeds in ["11", "12"] {
+        let read = |kind: &str| std::fs::read(dir.join(format!("scores.{seeds}.{kind}"))).unwrap();
+        assert!(
+            read("exact") == read("bounds"),
+            "level {seeds} exports differ"
+        );
+    }
+    // Single lookups agree too.
+    for board in ["1 1 0 1 1 2 / 1 2 3 0 0 0", "0 0 0 0 2 1 / 3 1 2 1 1 1"] {
+        let exact = ok_stdout(&run("awari-probe", &["score", board, "--db", d, "--json"]));
+        let exact: Value = serde_json::from_str(&exact).unwrap();
+        assert_eq!(score_json(board, &[])["moves"], exact["moves"], "{board}");
+    }
+}

@@ -11,16 +11,20 @@ use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::rules::{RuleSet, Rules, MAX_PITS, MAX_SEEDS, MIN_PITS};
 
+use super::bounds::Stored;
 use super::codec::Encoding;
 use super::LevelId;
 
 /// The first 8 bytes of every level file.
 pub const MAGIC: [u8; 8] = *b"AWARILVL";
-/// The newest format version, which this build writes when a file's blocks
-/// are cut into segments. It reads every version from 1 up.
-pub const VERSION: u16 = 2;
-/// The version of files whose blocks are not cut into segments: version 1
-/// had no segments, so such files are written as version 1, unchanged.
+/// The newest format version, which this build writes for files of
+/// [`Stored::LowerBounds`]. It reads every version from 1 up.
+pub const VERSION: u16 = 3;
+/// The version of files of scores whose blocks are cut into segments.
+pub const VERSION_SEGMENTED: u16 = 2;
+/// The version of files of scores whose blocks are not cut into segments:
+/// version 1 had no segments, so such files are written as version 1,
+/// unchanged.
 pub const VERSION_UNSEGMENTED: u16 = 1;
 /// The length of the header in bytes.
 pub const HEADER_LEN: usize = 128;
@@ -72,6 +76,9 @@ pub struct Header {
     pub body_crc: u32,
     /// Total length of the file.
     pub file_len: u64,
+    /// What the values are: scores, or lower bounds of boards a capture
+    /// resolves (version 3).
+    pub stored: Stored,
 }
 
 impl Header {
@@ -93,13 +100,17 @@ impl Header {
         self.table_offset() + table_len(self.blocks)
     }
 
-    /// The format version of these bytes: [`VERSION`] when blocks are cut
-    /// into segments, else [`VERSION_UNSEGMENTED`].
+    /// The format version of these bytes: [`VERSION`] for lower bounds, else
+    /// [`VERSION_SEGMENTED`] when blocks are cut into segments, else
+    /// [`VERSION_UNSEGMENTED`]. (Each file gets the oldest version that can
+    /// say what it holds, so older readers keep reading what they can.)
     pub fn version(&self) -> u16 {
-        if self.segment_boards == self.block_boards {
+        if self.stored != Stored::Scores {
+            VERSION
+        } else if self.segment_boards == self.block_boards {
             VERSION_UNSEGMENTED
         } else {
-            VERSION
+            VERSION_SEGMENTED
         }
     }
 
@@ -127,6 +138,9 @@ impl Header {
         b[84..88].copy_from_slice(&self.body_crc.to_le_bytes());
         if self.version() >= 2 {
             b[88..92].copy_from_slice(&self.segment_boards.to_le_bytes());
+        }
+        if self.version() >= 3 {
+            b[92] = self.stored.code();
         }
         let crc = crc32fast::hash(&b[..HEADER_LEN - 4]);
         b[HEADER_LEN - 4..].copy_from_slice(&crc.to_le_bytes());
@@ -260,11 +274,11 @@ pub fn parse(file: &[u8], path: &Path) -> Result<Layout> {
             reason: format!("header of {header_len} bytes; version {VERSION} has {HEADER_LEN}"),
         });
     }
-    let stored = le32(b, HEADER_LEN - 4);
+    let header_crc = le32(b, HEADER_LEN - 4);
     let actual = crc32fast::hash(&b[..HEADER_LEN - 4]);
-    if stored != actual {
+    if header_crc != actual {
         return Err(corrupt(format!(
-            "header checksum mismatch (stored {stored:08x}, computed {actual:08x})"
+            "header checksum mismatch (stored {header_crc:08x}, computed {actual:08x})"
         )));
     }
     let set = RuleSet::from_code(b[12])
@@ -336,18 +350,32 @@ pub fn parse(file: &[u8], path: &Path) -> Result<Layout> {
             "offset table at {table_offset} of {tlen} bytes and blocks at {blocks_offset} do not fit a {len}-byte file"
         )));
     }
-    // Version 2 keeps the boards per segment in bytes 88..92.
-    let (segment_boards, reserved) = if version >= 2 {
-        (le32(b, 88), 92)
-    } else {
-        (block_boards, 88)
+    // Version 2 keeps the boards per segment in bytes 88..92, version 3 also
+    // what the values are in byte 92.
+    let (segment_boards, stored, reserved) = match version {
+        1 => (block_boards, Stored::Scores, 88),
+        2 => (le32(b, 88), Stored::Scores, 92),
+        _ => {
+            let stored = Stored::from_code(b[92])
+                .filter(|&s| s != Stored::Scores)
+                .ok_or_else(|| {
+                    corrupt(format!(
+                        "stored-values code {} in a version 3 file; expected 1 (lower bounds)",
+                        b[92]
+                    ))
+                })?;
+            (le32(b, 88), stored, 93)
+        }
     };
     if b[reserved..HEADER_LEN - 4].iter().any(|&x| x != 0) {
         return Err(corrupt(format!(
             "reserved header bytes {reserved}..124 are not zero"
         )));
     }
+    // Version 3 may have blocks not cut into segments (S = B).
+    let uncut_v3 = version >= 3 && segment_boards == block_boards;
     if version >= 2
+        && !uncut_v3
         && (segment_boards == 0
             || segment_boards > MAX_SEGMENT_BOARDS
             || segment_boards >= block_boards
@@ -374,6 +402,7 @@ pub fn parse(file: &[u8], path: &Path) -> Result<Layout> {
         table_crc: le32(b, 80),
         body_crc: le32(b, 84),
         file_len,
+        stored,
     };
 
     let model = &file[HEADER_LEN..table_offset as usize];

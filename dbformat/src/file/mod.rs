@@ -131,6 +131,7 @@
 //! than size.
 
 pub mod ans;
+pub mod bounds;
 pub mod certificate;
 pub mod codec;
 pub mod context;
@@ -147,12 +148,13 @@ use crate::index::Index;
 use crate::rules::{RuleSet, Rules};
 
 pub use ans::AnsModel;
+pub use bounds::{resolve, resolve_level, BoundChooser, Stored};
 pub use certificate::{certificate_path, read_certificate, write_certificate};
 pub use codec::{Encoding, Model, RankModel};
 pub use reader::LevelReader;
 pub use writer::{
-    spread_sample, temp_path, write_level, write_level_with, EncodingChoice, LevelWriter,
-    WriteOptions, TRAIN_BOARDS,
+    spread_sample, temp_path, write_level, write_level_bounded, write_level_with, EncodingChoice,
+    LevelWriter, WriteOptions, TRAIN_BOARDS,
 };
 
 /// The file name extension of level files.

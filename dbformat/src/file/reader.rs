@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::huge::Values;
 use crate::score::Score;
 
+use super::bounds::Stored;
 use super::codec::{Encoding, Model};
 use super::layout::{self, Layout, HEADER_LEN};
 use super::LevelId;
@@ -165,7 +166,15 @@ impl LevelReader {
         self.layout.header.compression_level
     }
 
-    /// The value of board `index` of the level.
+    /// What the stored values are: the boards' scores, or lower bounds that a
+    /// capture search turns into scores ([`super::bounds`]).
+    pub fn stored(&self) -> Stored {
+        self.layout.header.stored
+    }
+
+    /// The stored value of board `index` of the level: its score when
+    /// [`LevelReader::stored`] is [`Stored::Scores`], else a lower bound
+    /// that [`super::resolve`] turns into the score.
     ///
     /// Decodes the board's segment (its block, when blocks are not cut) up to
     /// the board, unless it is among the recently decoded ones.
@@ -215,7 +224,8 @@ impl LevelReader {
         Ok(Score::new(v))
     }
 
-    /// The values of every block decoded in parallel, in index order, into
+    /// The stored values (see [`LevelReader::get`]) of every block decoded in
+    /// parallel, in index order, into
     /// huge pages (callers read them at random); every block's checksum and
     /// values are checked on the way.
     ///
@@ -234,7 +244,7 @@ impl LevelReader {
         Ok(out)
     }
 
-    /// The values of boards `first .. first + len`, decoded in parallel, with
+    /// The stored values of boards `first .. first + len`, decoded in parallel, with
     /// the same checks as [`LevelReader::decode_all`]. Memory is `len` bytes
     /// plus at most two blocks, so a large level can be streamed in pieces.
     ///

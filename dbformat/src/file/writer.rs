@@ -20,6 +20,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 
+use super::bounds::{BoundChooser, Stored};
 use super::codec::{usable_neighbours, Encoding, Model};
 use super::layout::{self, Header, HEADER_LEN, MAX_BLOCK_BOARDS, MAX_SEGMENT_BOARDS};
 use super::{level_path, LevelId};
@@ -134,6 +135,8 @@ pub struct LevelWriter {
     /// A model chosen before the writer was made (by [`write_level`]).
     preset: Option<Model>,
     model_bytes: Vec<u8>,
+    /// What the values pushed are (the header says so).
+    stored: Stored,
     state: State,
 }
 
@@ -209,6 +212,7 @@ impl LevelWriter {
             sample: None,
             preset: None,
             model_bytes: Vec::new(),
+            stored: Stored::Scores,
             state: State::Training { values: Vec::new() },
         })
     }
@@ -385,6 +389,7 @@ impl LevelWriter {
             table_crc,
             body_crc: body.finalize(),
             file_len: table.next_offset,
+            stored: self.stored,
         };
         file.seek(SeekFrom::Start(0)).map_err(io)?;
         file.write_all(&header.to_bytes()).map_err(io)?;
@@ -661,21 +666,7 @@ pub fn write_level_with(
     choice: EncodingChoice,
 ) -> Result<PathBuf> {
     let mut writer = LevelWriter::create_with(dir, id, options, choice)?;
-    if values.len() as u64 != id.boards() {
-        return Err(writer.corrupt(format!(
-            "{} values given for level {}, which has {} boards",
-            values.len(),
-            id.seeds,
-            id.boards()
-        )));
-    }
-    let seeds = id.seeds as i32;
-    if let Some(i) = values.iter().position(|&v| i32::from(v).abs() > seeds) {
-        return Err(writer.corrupt(format!(
-            "value {} of board {i} is outside -{seeds}..={seeds}",
-            values[i]
-        )));
-    }
+    check_level(&writer, id, values)?;
     // Blocks spread over the level train the model (counting is cheap and
     // probabilities want data: the whole level up to 64 Mi boards; beyond, the
     // gain is below 0.005 bit per board); fewer measure the candidates.
@@ -702,6 +693,84 @@ pub fn write_level_with(
     writer.preset = Some(model);
     writer.push(values)?;
     writer.finish()
+}
+
+/// Writes a whole level of [`Stored::LowerBounds`] from its `scores` in index
+/// order and `free`, one bit per board (bit `i % 64` of word `i / 64`) set
+/// where a capturing move reaches the board's score: those boards store the
+/// value at most their score that codes cheapest ([`BoundChooser`]); the
+/// others store their score.
+/// Returns the final path.
+///
+/// # Errors
+/// As [`write_level`].
+///
+/// # Panics
+/// When `free` has fewer bits than `scores` has values.
+pub fn write_level_bounded(
+    dir: &Path,
+    id: LevelId,
+    scores: &[i8],
+    free: &[u64],
+    options: WriteOptions,
+) -> Result<PathBuf> {
+    let mut writer = LevelWriter::create(dir, id, options)?;
+    writer.stored = Stored::LowerBounds;
+    check_level(&writer, id, scores)?;
+    assert!(free.len() * 64 >= scores.len(), "a free bit per board");
+    let chooser = BoundChooser::learn(id, scores, options.segment_boards);
+    // The model learns from chosen values of blocks spread over the level (a
+    // copy: at most 64 Mi boards), as in [`write_level_with`]; then the level is
+    // chosen and written a piece at a time, so that memory stays small.
+    let bb = options.block_boards;
+    let chosen = |r: &std::ops::Range<u64>| {
+        let scores = &scores[r.start as usize..r.end as usize];
+        (r.start, chooser.choose(r.start, scores, free))
+    };
+    let all: Vec<(u64, Vec<i8>)> = spread_sample(id.boards(), bb, 64 * TRAIN_BOARDS as u64)
+        .iter()
+        .map(chosen)
+        .collect();
+    let eval: Vec<(u64, Vec<i8>)> = spread_sample(id.boards(), bb, TRAIN_BOARDS as u64)
+        .iter()
+        .map(chosen)
+        .collect();
+    let all: Vec<(u64, &[i8])> = all.iter().map(|(s, v)| (*s, v.as_slice())).collect();
+    let eval: Vec<(u64, &[i8])> = eval.iter().map(|(s, v)| (*s, v.as_slice())).collect();
+    let model = choose_model(id, options, EncodingChoice::Auto, &all, &eval).map_err(|source| {
+        Error::Io {
+            path: writer.temp.clone(),
+            source,
+        }
+    })?;
+    writer.preset = Some(model);
+    let piece = bb as usize * BATCH_BLOCKS;
+    for (k, part) in scores.chunks(piece).enumerate() {
+        let start = (k * piece) as u64;
+        writer.push(&chooser.choose(start, part, free))?;
+    }
+    writer.finish()
+}
+
+/// Checks that `values` are a whole level `id` of values in range, else an
+/// error naming `writer`'s temporary file.
+fn check_level(writer: &LevelWriter, id: LevelId, values: &[i8]) -> Result<()> {
+    if values.len() as u64 != id.boards() {
+        return Err(writer.corrupt(format!(
+            "{} values given for level {}, which has {} boards",
+            values.len(),
+            id.seeds,
+            id.boards()
+        )));
+    }
+    let seeds = id.seeds as i32;
+    if let Some(i) = values.iter().position(|&v| i32::from(v).abs() > seeds) {
+        return Err(writer.corrupt(format!(
+            "value {} of board {i} is outside -{seeds}..={seeds}",
+            values[i]
+        )));
+    }
+    Ok(())
 }
 
 /// Board ranges of whole blocks spread evenly over a level of `boards` boards,

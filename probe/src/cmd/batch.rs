@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 /// Reads 512M, 2G, 2GiB or a number of bytes.
-fn parse_bytes(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_bytes(text: &str) -> Result<u64, String> {
     let t = text.trim().to_ascii_uppercase();
     let t = t.trim_end_matches("IB").trim_end_matches('B');
     let (number, shift) = match t.chars().last() {

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use awari_dbformat::file::{level_path, LevelReader};
+use awari_probe::Tablebase;
 
 use super::CmdResult;
 
@@ -24,13 +25,20 @@ pub struct Args {
     /// Print one JSON object: seeds, boards, bytes, path.
     #[arg(long)]
     pub json: bool,
+    /// Memory for lower levels decoded whole, e.g. 2G: a level of lower bounds
+    /// (the solver's default) needs the scores of its boards' captures, and
+    /// looking them up one by one is far slower.
+    #[arg(long, default_value = "4G", value_parser = super::batch::parse_bytes)]
+    pub preload: u64,
 }
 
 /// Writes the file; see [`Args`].
 pub fn run(args: Args) -> CmdResult {
     let id = args.level.id()?;
     let reader = LevelReader::open_expecting(&level_path(&args.level.db, id), id)?;
-    export(&reader, &args.out)?;
+    let tb = Tablebase::open(&args.level.db, id.rules)?;
+    tb.preload(args.preload);
+    export(&reader, &tb, &args.out)?;
     if args.json {
         let out = serde_json::json!({
             "seeds": id.seeds,
@@ -50,13 +58,18 @@ pub fn run(args: Args) -> CmdResult {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes every value of `reader`'s level to `out`, one signed byte per board,
-/// through a temporary file renamed at the end (removed on error).
-pub fn export(reader: &LevelReader, out: &Path) -> Result<(), Box<dyn std::error::Error>> {
+/// Writes the score of every board of `reader`'s level to `out`, one signed
+/// byte per board, through a temporary file renamed at the end (removed on
+/// error). `tb`, the level's database, resolves lower bounds.
+pub fn export(
+    reader: &LevelReader,
+    tb: &Tablebase,
+    out: &Path,
+) -> Result<(), Box<dyn std::error::Error>> {
     let mut temp_name = out.as_os_str().to_owned();
     temp_name.push(".partial");
     let temp = PathBuf::from(temp_name);
-    let result = write_values(reader, &temp).and_then(|()| {
+    let result = write_values(reader, tb, &temp).and_then(|()| {
         std::fs::rename(&temp, out).map_err(|e| format!("{}: {e}", out.display()).into())
     });
     if result.is_err() {
@@ -65,7 +78,11 @@ pub fn export(reader: &LevelReader, out: &Path) -> Result<(), Box<dyn std::error
     result
 }
 
-fn write_values(reader: &LevelReader, path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+fn write_values(
+    reader: &LevelReader,
+    tb: &Tablebase,
+    path: &Path,
+) -> Result<(), Box<dyn std::error::Error>> {
     let io = |e: std::io::Error| format!("{}: {e}", path.display());
     let file = std::fs::File::create(path).map_err(io)?;
     let mut file = std::io::BufWriter::with_capacity(1 << 20, file);
@@ -73,7 +90,8 @@ fn write_values(reader: &LevelReader, path: &Path) -> Result<(), Box<dyn std::er
     let mut first = 0u64;
     while first < boards {
         let len = (boards - first).min(CHUNK as u64) as usize;
-        let values = reader.decode_range(first, len)?;
+        let mut values = reader.decode_range(first, len)?;
+        tb.resolve_scores(reader.id().seeds, first, &mut values)?;
         let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
         file.write_all(&bytes).map_err(io)?;
         first += len as u64;
@@ -151,6 +169,7 @@ mod tests {
                     pits,
                 },
                 json: false,
+                preload: 0,
             })
             .unwrap();
             assert_eq!(
@@ -176,6 +195,7 @@ mod tests {
                 pits: 6,
             },
             json: false,
+            preload: 0,
         })
         .unwrap_err();
         assert!(err.to_string().contains("awari-p6-n5.awl"), "{err}");

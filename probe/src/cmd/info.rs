@@ -55,6 +55,7 @@ impl Row {
                 v["bytes"] = r.file_bytes().into();
                 v["bits_per_board"] = bits(r).into();
                 v["encoding"] = r.encoding_description().into();
+                v["stored"] = r.stored().name().into();
                 v["block_boards"] = r.block_boards().into();
                 v["segment_boards"] = r.segment_boards().into();
                 v["zstd_level"] = r.compression_level().into();
@@ -115,7 +116,7 @@ pub fn run(args: Args) -> CmdResult {
         println!("no level files in {}", args.db.display());
     } else {
         println!(
-            "{:<20} {:>4} {:>5} {:>16} {:>14} {:>8}  {:<18}{}",
+            "{:<20} {:>4} {:>5} {:>16} {:>14} {:>8}  {:<18}{:<13}{}",
             "rules",
             "pits",
             "seeds",
@@ -123,6 +124,7 @@ pub fn run(args: Args) -> CmdResult {
             "bytes",
             "bits",
             "encoding",
+            "stored",
             if args.check { " checksums" } else { "" }
         );
         for row in &rows {
@@ -135,11 +137,12 @@ pub fn run(args: Args) -> CmdResult {
                         Some(Err(e)) => format!(" FAILED: {e}"),
                     };
                     println!(
-                        "{set:<20} {pits:>4} {seeds:>5} {:>16} {:>14} {:>8.3}  {:<18}{check}",
+                        "{set:<20} {pits:>4} {seeds:>5} {:>16} {:>14} {:>8.3}  {:<18}{:<13}{check}",
                         thousands(r.boards()),
                         thousands(r.file_bytes()),
                         bits(r),
                         r.encoding_description(),
+                        r.stored().name(),
                     );
                 }
                 Err(e) => println!("{set:<20} {pits:>4} {seeds:>5} unreadable: {e}"),

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use awari_dbformat::file::{self, LevelId, LevelReader};
+use awari_dbformat::file::{self, LevelId, LevelReader, Stored};
 use awari_dbformat::huge::Generations;
-use awari_dbformat::{Board, Rules};
+use awari_dbformat::{Board, Index, Rules};
 use awari_probe::verify::{self, LevelCheck, Levels};
 use awari_probe::ProbeError;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -110,6 +110,17 @@ pub fn run(args: Args) -> CmdResult {
             || reader.decode_all(),
             || check.then(|| read_certificate(tb.dir(), LevelId::new(rules, seeds))),
         );
+        // Lower bounds become scores through the captures (levels below,
+        // already read): what is checked is the scores the file gives.
+        let decoded = decoded.and_then(|mut v| {
+            if reader.stored() == Stored::LowerBounds {
+                let index = Index::for_pits(rules.pits());
+                file::resolve_level(rules, seeds, 0, &mut v, |child| {
+                    Ok::<_, awari_dbformat::Error>(levels.score(index, child))
+                })?;
+            }
+            Ok(v)
+        });
         let values = match decoded {
             Ok(v) => Arc::new(v),
             Err(e) if check => {
