@@ -4,13 +4,22 @@
 # per board of the largest level, and the machine's core count.
 #
 #   scripts/bench-solve.sh [MAX] [extra awari-solve options...]
+#
+# The database goes to a temporary directory, removed at the end; with
+# KEEP=DIR it goes to DIR (which must not exist yet) and is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 max=${1:-24}
 shift || true
 cargo build --release --bins -q
-dir=$(mktemp -d "${TMPDIR:-/tmp}/awari-bench.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
+if [ -n "${KEEP:-}" ]; then
+  [ -e "$KEEP" ] && { echo "KEEP=$KEEP exists; name a new directory" >&2; exit 2; }
+  mkdir -p "$KEEP"
+  dir=$KEEP
+else
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/awari-bench.XXXXXX")
+  trap 'rm -rf "$dir"' EXIT
+fi
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "command: awari-solve --db $dir --max-seeds $max --json $*"
 start=$(date +%s.%N)

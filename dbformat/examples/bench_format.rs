@@ -1,7 +1,8 @@
 //! Benchmark of the level file format on real values.
 //!
 //! For every level found in `--db DIR` (level files `*.awl`, or published
-//! `scores.N` files), the values are rewritten with the options given into
+//! `scores.N` files), the stored values (scores or lower bounds, kept as
+//! such) are rewritten with the options given into
 //! `--out DIR` and measured: boards, bytes, bits per board on disk, write speed
 //! (boards per second, all threads), and the latency of random single-board
 //! lookups:
@@ -23,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use awari_dbformat::file::{
-    scan_dir, write_level_with, EncodingChoice, LevelId, LevelReader, WriteOptions,
+    scan_dir, write_level_as, EncodingChoice, LevelId, LevelReader, Stored, WriteOptions,
 };
 use awari_dbformat::Rules;
 
@@ -134,10 +135,11 @@ fn fail(msg: &str) -> ! {
     std::process::exit(2)
 }
 
-fn load(id: LevelId, source: &Source) -> Vec<i8> {
+/// The stored values of a level, and what they are.
+fn load(id: LevelId, source: &Source) -> (Vec<i8>, Stored) {
     match source {
         Source::Level(p) => LevelReader::open_expecting(p, id)
-            .and_then(|r| r.decode_all().map(|v| v.to_vec()))
+            .and_then(|r| Ok((r.decode_all()?.to_vec(), r.stored())))
             .unwrap_or_else(|e| fail(&e.to_string())),
         Source::Scores(p) => {
             let bytes = std::fs::read(p).unwrap_or_else(|e| fail(&format!("{}: {e}", p.display())));
@@ -149,7 +151,7 @@ fn load(id: LevelId, source: &Source) -> Vec<i8> {
                     id.boards()
                 ));
             }
-            bytes.into_iter().map(|b| b as i8).collect()
+            (bytes.into_iter().map(|b| b as i8).collect(), Stored::Scores)
         }
     }
 }
@@ -237,9 +239,9 @@ fn main() {
     let mut per_level_bits = Vec::new();
     let mut rng = Lcg(0x5eed);
     for (id, source) in &levels {
-        let values = load(*id, source);
+        let (values, stored) = load(*id, source);
         let start = Instant::now();
-        let path = write_level_with(&args.out, *id, &values, args.options, args.choice)
+        let path = write_level_as(&args.out, *id, &values, stored, args.options, args.choice)
             .unwrap_or_else(|e| fail(&e.to_string()));
         let write = start.elapsed();
         let boards = values.len() as u64;

@@ -353,6 +353,21 @@ impl Tablebase {
             return Ok(());
         }
         self.preload_below(seeds)?;
+        // With every level below decoded, look the captures up in memory.
+        let mut decoded = Vec::new();
+        for lower in 0..seeds.saturating_sub(1) {
+            if self.paths.contains_key(&lower) {
+                decoded.push(self.decoded_level(lower)?);
+            } else {
+                decoded.push(None);
+            }
+        }
+        if decoded.iter().all(Option::is_some) {
+            file::resolve_level_in(self.rules, seeds, first, values, |s| {
+                decoded[s as usize].expect("every level below is decoded")
+            });
+            return Ok(());
+        }
         file::resolve_level(self.rules, seeds, first, values, |child| {
             self.stored_score(child)
         })

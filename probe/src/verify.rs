@@ -130,11 +130,7 @@ impl Levels {
         }
     }
 
-    /// The score of a board of a present level.
-    ///
-    /// # Panics
-    /// When the board's level is not present.
-    pub fn score(&self, index: &Index, board: &Board) -> Score {
+    fn score(&self, index: &Index, board: &Board) -> Score {
         Score::new(*self.slot(index, board))
     }
 

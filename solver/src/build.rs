@@ -98,8 +98,8 @@ pub struct LevelReport {
     pub write_seconds: f64,
     /// The process's peak resident memory so far, in bytes (0 where unknown).
     pub peak_memory_bytes: u64,
-    /// Solver state per board of this level, in bytes: value and counter
-    /// (1.5), plus the frontier lists the memory budget allowed.
+    /// Solver state per board of this level, in bytes: value, counter
+    /// and free bit (1.625), plus the frontier lists the memory budget allowed.
     pub state_bytes_per_board: f64,
     /// Bytes of the level file.
     pub file_bytes: u64,
@@ -165,9 +165,11 @@ pub fn build(
                 let mut decoded = reader.decode_all()?;
                 if reader.stored() == Stored::LowerBounds {
                     // Captures reach every level below seeds - 1, all loaded.
-                    file::resolve_level(rules, seeds, 0, &mut decoded, |child| {
-                        Ok::<_, SolveError>(lower.score(child))
-                    })?;
+                    file::resolve_level_in(rules, seeds, 0, &mut decoded, |s| {
+                        lower
+                            .level(s)
+                            .expect("the levels captures reach are loaded")
+                    });
                 }
                 values = Some(Arc::new(decoded));
             }
@@ -279,7 +281,7 @@ const OVERHEAD_BYTES: u64 = 64 << 20;
 /// The frontier list entries per generation level `seeds` may use within the
 /// budget ([`retro::solve_level_within`]): the default share when it fits,
 /// fewer when not (slower, same values), none when only the fixed state fits.
-/// Refuses the level up front when even its fixed state (1.5 bytes per board,
+/// Refuses the level up front when even its fixed state (1.625 bytes per board,
 /// 2 more with a certificate) and the lower levels exceed the budget.
 fn plan_memory(
     seeds: u32,

@@ -17,22 +17,26 @@
 //!   board (nothing when it has no capturing move). A board whose score no
 //!   capture reaches stores its score.
 //!
-//! [`resolve_level`] turns the stored values of a whole level into scores;
-//! single lookups do the same board by board. [`choose_lower_bounds`] is the
-//! writer's side.
+//! [`resolve`] turns one board's stored value into its score,
+//! [`resolve_level`] and [`resolve_level_in`] those of many boards;
+//! [`BoundChooser`] is the writer's side.
 //!
-//! What it buys (level 20 of 6-pit awari, 80,214,915 boards): a capture
-//! reaches the score of 34.8% of the boards, and the file shrinks from 3.003
-//! to 2.224 bits per board. The price is a capture search on lookup: up to
-//! one lower-level lookup per capturing move, recursively.
+//! What it buys, on awari (6 pits): a capture reaches the score of about a
+//! third of the boards (34.8% at level 20). Levels 0..=24 in segments of
+//! 2048 boards take 2.26 bits per board instead of 3.06 (`awari-solve`,
+//! `scripts/bench-solve.sh 24`). The price is a capture search on lookup: up
+//! to one lower-level lookup per capturing move, recursively; and a level
+//! decoded whole must be resolved, a pass over its boards' captures like the
+//! solver's initial pass.
 
 use std::fmt;
 
 use rayon::prelude::*;
 
 use crate::board::Board;
+use crate::cache::prefetch;
 use crate::index::Index;
-use crate::moves::MoveList;
+use crate::moves::{Move, MoveList};
 use crate::rules::Rules;
 use crate::score::Score;
 
@@ -159,6 +163,60 @@ pub fn resolve_level<E: Send>(
             }
             Ok(())
         })
+}
+
+/// Like [`resolve_level`], with the scores of the lower levels in memory:
+/// `lower(s)` is the scores of level `s` in index order, for every level
+/// below `seeds - 1` (all a capture can reach). Faster: the captures'
+/// children are looked up in small batches, their bytes prefetched, as the
+/// solver's initial pass does.
+///
+/// # Panics
+/// When `lower` panics, or gives a level of the wrong size.
+pub fn resolve_level_in<'a>(
+    rules: Rules,
+    seeds: u32,
+    first: u64,
+    values: &mut [i8],
+    lower: impl Fn(u32) -> &'a [i8] + Sync,
+) {
+    let index = Index::for_pits(rules.pits());
+    values
+        .par_chunks_mut(RESOLVE_CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let start = first + (c * RESOLVE_CHUNK) as u64;
+            // (board in chunk, capture, the child's score byte)
+            let mut pending: Vec<(usize, Move, &'a i8)> = Vec::with_capacity(2 * RESOLVE_BATCH);
+            let mut captures = MoveList::new();
+            let boards = index.boards_from(seeds, start).take(chunk.len());
+            for (k, board) in boards.enumerate() {
+                rules.quiet_moves_and_captures(&board, &mut captures);
+                for m in captures.iter() {
+                    let level = lower(m.child.seeds());
+                    let i = index.rank(&m.child).expect("a capture's child is stored");
+                    let slot = &level[i as usize];
+                    prefetch(slot);
+                    pending.push((k, *m, slot));
+                }
+                if pending.len() >= RESOLVE_BATCH {
+                    raise_to_captures(&mut pending, chunk);
+                }
+            }
+            raise_to_captures(&mut pending, chunk);
+        });
+}
+
+/// Captures collected before their children's scores are read (a child lies
+/// anywhere in its level: reading it at once would wait out a cache miss).
+const RESOLVE_BATCH: usize = 32;
+
+/// Raises each pending board's value to its capture's value.
+fn raise_to_captures(pending: &mut Vec<(usize, Move, &i8)>, values: &mut [i8]) {
+    for &(k, m, slot) in pending.iter() {
+        values[k] = values[k].max(m.value(Score::new(*slot)).get());
+    }
+    pending.clear();
 }
 
 /// Chooses the values a file of [`Stored::LowerBounds`] holds: a board whose

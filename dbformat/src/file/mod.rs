@@ -15,16 +15,29 @@
 //! `grand-slam-captures-p4-n9.awl`, so one directory can hold several rule sets
 //! and board sizes. A file being written is called `<name>.partial`.
 //!
-//! # Byte layout (format versions 1 and 2)
+//! # Scores and lower bounds
+//! A file holds one value per board: the board's score ([`Stored::Scores`]),
+//! or, by default from the solver, a lower bound for the boards whose score a
+//! capture reaches ([`Stored::LowerBounds`]; the score is then the larger of
+//! the stored value and the board's best capture, found in lower levels). The
+//! lower bounds are chosen to code cheaply, which makes files about a
+//! quarter smaller; [`bounds`] explains it, and [`resolve`] and
+//! [`resolve_level`] turn stored values into scores. [`LevelReader::get`]
+//! and the decoders return *stored* values.
+//!
+//! # Byte layout (format versions 1 to 3)
 //! All integers are little-endian. CRC-32 is the IEEE polynomial (crc32fast).
 //! Version 2 adds segments: context-ans blocks cut into parts coded
 //! independently, so that a lookup decodes one part. A file whose blocks are
 //! not cut is written as version 1, byte for byte as before segments existed.
+//! Version 3 adds byte 92, what the values are; files of scores keep
+//! version 1 or 2, so that older readers still read them, and refuse files of
+//! lower bounds instead of misreading them.
 //!
 //! | offset | size | meaning |
 //! |-------:|-----:|---------|
 //! | 0 | 8 | magic `AWARILVL` |
-//! | 8 | 2 | format version: 2 when blocks are cut into segments, else 1 |
+//! | 8 | 2 | format version: 3 for lower bounds, else 2 when blocks are cut into segments, else 1 |
 //! | 10 | 2 | header length, 128 |
 //! | 12 | 1 | rule set code ([`crate::RuleSet::code`]: 0 awari, 1 abapa, 2 grand-slam-captures, 3 grand-slam-replay) |
 //! | 13 | 1 | pits per side, 2..=8 |
@@ -42,8 +55,9 @@
 //! | 76 | 4 | CRC-32 of the model section |
 //! | 80 | 4 | CRC-32 of the offset table |
 //! | 84 | 4 | CRC-32 of every byte after the header (model, table, blocks) |
-//! | 88 | 4 | version 2: boards per segment S, 1..=2^14, dividing B and below it (context-ans only); version 1: reserved, zero (S = B) |
-//! | 92 | 32 | reserved, zero |
+//! | 88 | 4 | versions 2 and 3: boards per segment S, 1..=2^14, dividing B and below it (context-ans only), or in version 3 also S = B (not cut); version 1: reserved, zero (S = B) |
+//! | 92 | 1 | version 3: what the values are, 1 = lower bounds ([`Stored::code`]); versions 1 and 2: reserved, zero (scores) |
+//! | 93 | 31 | reserved, zero |
 //! | 124 | 4 | CRC-32 of header bytes 0..124 |
 //! | 128 | M | model section: `u32` length + zstd frame of the per-context orders (context-rank, [`Model::to_bytes`]) or frequency tables (context-ans, [`AnsModel::to_bytes`]) |
 //! | 128+M | 8(K+1) | block offsets: K+1 `u64` file offsets; block i spans `[off[i], off[i+1])`, `off[K]` = file length |
@@ -118,17 +132,26 @@
 //! what it costs follows the segment size; each segment costs 6 bytes (its
 //! rANS state and length) and each block 12 (offset and checksum).
 //!
-//! The default ([`WriteOptions::default`], [`EncodingChoice::Auto`]) takes the
-//! smallest: context-ans from level 7 up; the published files use 8 bits per
-//! board. The conditional entropy of a value given its context, the bound for
+//! The conditional entropy of a score given its context, the bound for
 //! these contexts, is 3.05 bits at level 24 (3.00 with neighbour 3's exact
-//! value); below 3 bits over levels 0..=24 needs more context (e.g. the values
-//! of capture children in lower levels; `examples/context_entropy.rs` measures
-//! candidates), not a better coder. A lookup in a context encoding decodes its
-//! segment only up to the board asked for, but each board costs a dependent
-//! table lookup, so lookups are slower than with raw blocks: choose raw blocks
-//! of 2048 boards ([`EncodingChoice::Raw`]) where lookup latency matters more
-//! than size.
+//! value): below 3 bits needed another idea than contexts.
+//!
+//! That idea is to store lower bounds ([`bounds`], 2026-12-01): a third of
+//! the boards have their score reached by a capture, and store whatever
+//! value at most their score codes cheapest. Over levels 0..=24 the files
+//! then take 2.26 bits per board in 2048-board segments, and the segments
+//! could shrink to 128 boards for quick lookups. The default now
+//! ([`WriteOptions::default`], [`EncodingChoice::Auto`], lower bounds from
+//! `awari-solve`), `scripts/bench-format.sh` on levels 0..=24:
+//!
+//! | boards per block / segment | bits/board | level 24 | warm lookup, levels 20–24 | decode |
+//! |---|---:|---:|---:|---:|
+//! | 16384 / 128, lower bounds | 2.606 | 2.616 | 4.1–7.7 µs | 55–75 MB/s |
+//!
+//! Auto takes the smallest of raw and context-ans (context-ans from level 10
+//! up); with blocks cut into segments it leaves context-rank out, whose
+//! lookups decompress whole blocks. A score through the probe library adds
+//! the lookups of the board's captures.
 
 pub mod ans;
 pub mod bounds;
@@ -148,13 +171,13 @@ use crate::index::Index;
 use crate::rules::{RuleSet, Rules};
 
 pub use ans::AnsModel;
-pub use bounds::{resolve, resolve_level, BoundChooser, Stored};
+pub use bounds::{resolve, resolve_level, resolve_level_in, BoundChooser, Stored};
 pub use certificate::{certificate_path, read_certificate, write_certificate};
 pub use codec::{Encoding, Model, RankModel};
 pub use reader::LevelReader;
 pub use writer::{
-    spread_sample, temp_path, write_level, write_level_bounded, write_level_with, EncodingChoice,
-    LevelWriter, WriteOptions, TRAIN_BOARDS,
+    spread_sample, temp_path, write_level, write_level_as, write_level_bounded, write_level_with,
+    EncodingChoice, LevelWriter, WriteOptions, TRAIN_BOARDS,
 };
 
 /// The file name extension of level files.

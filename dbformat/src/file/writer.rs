@@ -52,20 +52,23 @@ pub struct WriteOptions {
 }
 
 impl Default for WriteOptions {
-    /// Blocks of 16384 boards, cut into segments of 2048 with the context-ans
+    /// Blocks of 16384 boards, cut into segments of 128 with the context-ans
     /// encoding, and zstd level 12.
     ///
-    /// On level 22 of the 6-pit game (context-ans) a block costs 12 bytes
-    /// (offset and checksum) and a segment 6 (its rANS state and length), so
-    /// this takes 3.050 bits per board where uncut blocks of 4096 took 3.053,
-    /// while a lookup decodes at most 2048 boards instead of 4096, in half
-    /// the time; segments of 1024 take 3.073 bits and about two thirds of
-    /// that time again (see the measurements in the docs of [`super`]). On levels 14..=23 zstd level
-    /// 12 makes files within 0.2% of level 19's at about twice the speed.
+    /// A block costs 12 bytes (offset and checksum) and a segment 6 (its
+    /// rANS state and length), and a lookup decodes part of one segment. On
+    /// awari level 22, stored as lower bounds (`bench_format`, and
+    /// `bench_lookup` for the median of random lookups with one reader,
+    /// four runs each): segments of 512 take 2.329 bits per board and a
+    /// lookup 10.1-11.0 µs; 256, 2.413 bits and 4.4-7.2 µs; 128, 2.616 bits
+    /// and 4.6-5.1 µs. Before files held lower bounds (scores take about 0.8
+    /// bit per board more), the default was 2048. On levels 14..=23 zstd
+    /// level 12 makes files within 0.2% of level 19's at about twice the
+    /// speed.
     fn default() -> WriteOptions {
         WriteOptions {
             block_boards: 16384,
-            segment_boards: 2048,
+            segment_boards: 128,
             zstd_level: 12,
         }
     }
@@ -75,7 +78,9 @@ impl Default for WriteOptions {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum EncodingChoice {
     /// Try every encoding on the training values and keep the one that makes
-    /// the smallest file (model included).
+    /// the smallest file (model included); when blocks are cut into segments
+    /// (for quick lookups), context-rank is left out, whose lookups
+    /// decompress whole blocks.
     #[default]
     Auto,
     /// Raw signed bytes.
@@ -598,9 +603,17 @@ fn choose_model(
         EncodingChoice::ContextRank(k) => return Ok(Model::train(id, k.clamp(1, most), train)),
         EncodingChoice::ContextAns(k) => return Ok(Model::train_ans(id, k.clamp(1, most), train)),
         EncodingChoice::Auto => {
+            // Blocks cut into segments ask for quick lookups, which only
+            // context-ans gives: a context-rank block is one zstd frame, and
+            // a lookup decompresses all of it (with segments of 256, awari
+            // levels 22..=24 in context-rank are 3% smaller than in
+            // context-ans, and 15 to 27 times slower to look up).
+            let segmented = options.segment_boards < options.block_boards;
             let mut all = vec![Model::Raw];
             for (rank, ans) in Model::train_all(id, most, train) {
-                all.push(rank);
+                if !segmented {
+                    all.push(rank);
+                }
                 all.push(ans);
             }
             all
@@ -665,7 +678,26 @@ pub fn write_level_with(
     options: WriteOptions,
     choice: EncodingChoice,
 ) -> Result<PathBuf> {
+    write_level_as(dir, id, values, Stored::Scores, options, choice)
+}
+
+/// Like [`write_level_with`], for values that are `stored`: e.g. the values
+/// of another file, read with [`super::LevelReader::decode_all`], to encode
+/// them again. (To make lower bounds from scores, see
+/// [`write_level_bounded`].)
+///
+/// # Errors
+/// As [`write_level`].
+pub fn write_level_as(
+    dir: &Path,
+    id: LevelId,
+    values: &[i8],
+    stored: Stored,
+    options: WriteOptions,
+    choice: EncodingChoice,
+) -> Result<PathBuf> {
     let mut writer = LevelWriter::create_with(dir, id, options, choice)?;
+    writer.stored = stored;
     check_level(&writer, id, values)?;
     // Blocks spread over the level train the model (counting is cheap and
     // probabilities want data: the whole level up to 64 Mi boards; beyond, the

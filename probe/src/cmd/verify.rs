@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use awari_dbformat::file::{self, LevelId, LevelReader, Stored};
 use awari_dbformat::huge::Generations;
-use awari_dbformat::{Board, Index, Rules};
+use awari_dbformat::{Board, Rules};
 use awari_probe::verify::{self, LevelCheck, Levels};
 use awari_probe::ProbeError;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -112,14 +112,13 @@ pub fn run(args: Args) -> CmdResult {
         );
         // Lower bounds become scores through the captures (levels below,
         // already read): what is checked is the scores the file gives.
-        let decoded = decoded.and_then(|mut v| {
+        let decoded = decoded.map(|mut v| {
             if reader.stored() == Stored::LowerBounds {
-                let index = Index::for_pits(rules.pits());
-                file::resolve_level(rules, seeds, 0, &mut v, |child| {
-                    Ok::<_, awari_dbformat::Error>(levels.score(index, child))
-                })?;
+                file::resolve_level_in(rules, seeds, 0, &mut v, |s| {
+                    levels.get(s).expect("the levels captures reach are read")
+                });
             }
-            Ok(v)
+            v
         });
         let values = match decoded {
             Ok(v) => Arc::new(v),
