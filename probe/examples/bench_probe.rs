@@ -75,7 +75,7 @@ fn main() {
     measure("score, 1 thread, cold", false, &score);
     measure("score, 1 thread, warm", false, &score);
     measure(&format!("score, {threads} threads"), true, &score);
-    // With whole levels decoded in memory (what `batch` does by default).
+    // With whole levels decoded in memory (`batch --preload`).
     tb.preload(u64::MAX);
     measure(
         &format!("score, {threads} threads, preloading (decode included)"),

@@ -483,3 +483,48 @@ fn exact_files_and_lower_bounds_give_the_same_scores() {
         assert_eq!(score_json(board, &[])["moves"], exact["moves"], "{board}");
     }
 }
+
+#[test]
+fn verify_reports_a_level_whose_captures_reach_a_damaged_one() {
+    // Levels 0..=12 of the shared build, level 8 damaged inside a block: level
+    // 8 fails its checks, and levels 10..=12, whose captures reach it, cannot
+    // be checked; each is reported, and verify exits 1 (no panic).
+    let dir = scratch("damaged-middle");
+    for (name, bytes) in level_files(&db18().0) {
+        let seeds: u32 = name
+            .trim_start_matches("awari-p6-n")
+            .trim_end_matches(".awl")
+            .parse()
+            .unwrap();
+        if seeds <= 12 {
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
+    }
+    let damaged = dir.join("awari-p6-n8.awl");
+    let mut bytes = std::fs::read(&damaged).unwrap();
+    let at = bytes.len() - 3;
+    bytes[at] ^= 0x40;
+    std::fs::write(&damaged, &bytes).unwrap();
+    let out = run(
+        "awari-probe",
+        &[
+            "verify",
+            "--db",
+            dir.to_str().unwrap(),
+            "--levels",
+            "0..12",
+            "--json",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ok"], false);
+    assert!(stderr.contains("level 8"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "level 10: not checked: level 8, which its captures reach, could not be read"
+        ),
+        "{stderr}"
+    );
+}

@@ -124,7 +124,7 @@
 //! | boards per block / segment | bits/board | level 24 | lookup, level 22 / 24 | decode |
 //! |---|---:|---:|---:|---:|
 //! | 4096 / 4096 (before) | 3.058 | 3.095 | 57 / 81 µs | 55–68 MB/s |
-//! | 16384 / 2048 (the default) | 3.055 | 3.092 | 28 / 46 µs | 60–75 MB/s |
+//! | 16384 / 2048 (the default then) | 3.055 | 3.092 | 28 / 46 µs | 60–75 MB/s |
 //! | 16384 / 1024 | 3.078 | 3.116 | 19–24 µs (level 22) | 50–80 MB/s |
 //!
 //! A lookup costs 2–3 µs (finding the block, its checksum, the cache) plus

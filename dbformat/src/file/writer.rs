@@ -59,9 +59,9 @@ impl Default for WriteOptions {
     /// rANS state and length), and a lookup decodes part of one segment. On
     /// awari level 22, stored as lower bounds (`bench_format`, and
     /// `bench_lookup` for the median of random lookups with one reader,
-    /// four runs each): segments of 512 take 2.329 bits per board and a
-    /// lookup 10.1-11.0 µs; 256, 2.413 bits and 4.4-7.2 µs; 128, 2.616 bits
-    /// and 4.6-5.1 µs. Before files held lower bounds (scores take about 0.8
+    /// four runs each): segments of 512 take 2.33 bits per board and a
+    /// lookup 10.1-11.0 µs; 256, 2.41 bits and 4.4-7.2 µs; 128, 2.60-2.62
+    /// bits and 4.6-5.1 µs. Before files held lower bounds (scores take about 0.8
     /// bit per board more), the default was 2048. On levels 14..=23 zstd
     /// level 12 makes files within 0.2% of level 19's at about twice the
     /// speed.
