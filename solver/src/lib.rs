@@ -32,14 +32,31 @@ use awari_dbformat::Rules;
 /// Solves every level from 0 to `max_seeds` in memory and returns their values
 /// (index order). For tests and small experiments; the build writes files.
 pub fn solve_in_memory(rules: Rules, max_seeds: u32) -> Vec<Arc<awari_dbformat::huge::Values>> {
+    solve_levels_within(rules, max_seeds, None)
+        .into_iter()
+        .map(|(values, _)| values)
+        .collect()
+}
+
+/// Like [`solve_in_memory`], with frontier lists of at most `list_entries`
+/// boards per generation (`None`: the default share, as with room to
+/// spare); each level also with its free bits ([`retro::SolvedLevel::free`]).
+pub fn solve_levels_within(
+    rules: Rules,
+    max_seeds: u32,
+    list_entries: Option<u64>,
+) -> Vec<(Arc<awari_dbformat::huge::Values>, Vec<u64>)> {
+    let index = awari_dbformat::Index::for_pits(rules.pits());
     let mut lower = lower::LowerLevels::new(rules.pits());
     let mut out = Vec::new();
     let hidden = indicatif::ProgressBar::hidden();
     for n in 0..=max_seeds {
-        let solved = retro::solve_level(rules, n, &lower, &hidden);
+        let lists =
+            list_entries.unwrap_or_else(|| retro::default_list_entries(index.level_size(n)));
+        let solved = retro::solve_level_within(rules, n, &lower, &hidden, false, lists);
         let values = Arc::new(solved.values);
         lower.insert(n, values.clone());
-        out.push(values);
+        out.push((values, solved.free));
     }
     out
 }

@@ -9,22 +9,7 @@ use awari_dbformat::file::{
 };
 use awari_dbformat::huge::Values;
 use awari_dbformat::{Index, RuleSet, Rules, Score};
-use awari_solver::lower::LowerLevels;
-use awari_solver::retro;
-
-/// Every level up to `max`, solved, with its free bits.
-fn solve(rules: Rules, max: u32, list_entries: u64) -> Vec<(Arc<Values>, Vec<u64>)> {
-    let mut lower = LowerLevels::new(rules.pits());
-    let hidden = indicatif::ProgressBar::hidden();
-    (0..=max)
-        .map(|n| {
-            let solved = retro::solve_level_within(rules, n, &lower, &hidden, false, list_entries);
-            let values = Arc::new(solved.values);
-            lower.insert(n, values.clone());
-            (values, solved.free)
-        })
-        .collect()
-}
+use awari_solver::solve_levels_within;
 
 fn is_free(free: &[u64], i: usize) -> bool {
     free[i / 64] >> (i % 64) & 1 == 1
@@ -62,12 +47,12 @@ fn free_bits_mark_exactly_the_boards_a_capture_resolves() {
     for set in RuleSet::ALL {
         check_free_bits(
             Rules::new(set, 6).unwrap(),
-            &solve(Rules::new(set, 6).unwrap(), 10, u64::MAX),
+            &solve_levels_within(Rules::new(set, 6).unwrap(), 10, None),
         );
         let rules = Rules::new(set, 4).unwrap();
-        check_free_bits(rules, &solve(rules, 12, u64::MAX));
+        check_free_bits(rules, &solve_levels_within(rules, 12, None));
         // Without frontier lists, boards are decided through marks instead.
-        check_free_bits(rules, &solve(rules, 10, 0));
+        check_free_bits(rules, &solve_levels_within(rules, 10, Some(0)));
     }
 }
 
@@ -84,7 +69,7 @@ fn lower_bounds_read_back_as_the_scores_once_resolved() {
         for (pits, max) in [(4u8, 12u32), (6, 10)] {
             let rules = Rules::new(set, pits).unwrap();
             let index = Index::for_pits(pits);
-            let levels = solve(rules, max, u64::MAX);
+            let levels = solve_levels_within(rules, max, None);
             for (n, (values, free)) in levels.iter().enumerate() {
                 let id = LevelId::new(rules, n as u32);
                 let path = write_level_bounded(dir, id, values, free, options).unwrap();
@@ -131,7 +116,7 @@ fn lower_bounds_make_real_levels_smaller() {
     // where the file of scores takes about 2.8.
     let scratch = tempfile::tempdir().unwrap();
     let rules = Rules::default();
-    let levels = solve(rules, 14, u64::MAX);
+    let levels = solve_levels_within(rules, 14, None);
     let (values, free) = &levels[14];
     let id = LevelId::new(rules, 14);
     let free_share = free.iter().map(|w| w.count_ones()).sum::<u32>() as f64 / values.len() as f64;

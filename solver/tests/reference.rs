@@ -9,8 +9,7 @@ use std::sync::Arc;
 
 use awari_dbformat::huge::Values;
 use awari_dbformat::{Index, RuleSet, Rules};
-use awari_solver::lower::LowerLevels;
-use awari_solver::{retro, solve_in_memory};
+use awari_solver::{solve_in_memory, solve_levels_within};
 
 /// Values of every level up to `max`, by the reference algorithm.
 fn reference(rules: Rules, max: u32) -> Vec<Vec<i8>> {
@@ -77,15 +76,9 @@ fn compare(rules: Rules, max: u32) {
 /// Every level up to `max`, solved with frontier lists of at most
 /// `list_entries` boards per generation (as a small memory budget asks).
 fn solve_with_lists(rules: Rules, max: u32, list_entries: u64) -> Vec<Arc<Values>> {
-    let mut lower = LowerLevels::new(rules.pits());
-    let hidden = indicatif::ProgressBar::hidden();
-    (0..=max)
-        .map(|n| {
-            let solved = retro::solve_level_within(rules, n, &lower, &hidden, false, list_entries);
-            let values = Arc::new(solved.values);
-            lower.insert(n, values.clone());
-            values
-        })
+    solve_levels_within(rules, max, Some(list_entries))
+        .into_iter()
+        .map(|(values, _)| values)
         .collect()
 }
 
