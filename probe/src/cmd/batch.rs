@@ -31,29 +31,8 @@ pub struct Args {
     /// positions of awari levels 0..=18: 3.1 s without, 5.2 s with 2G). For
     /// files of scores (`awari-solve --exact`) it pays sooner (2.8 s with 2G,
     /// 15.9 s without).
-    #[arg(long, default_value = "0", value_parser = parse_bytes)]
+    #[arg(long, default_value = "0", value_parser = super::parse_bytes)]
     preload: u64,
-}
-
-/// Reads 512M, 2G, 2GiB or a number of bytes.
-pub(crate) fn parse_bytes(text: &str) -> Result<u64, String> {
-    let t = text.trim().to_ascii_uppercase();
-    let t = t.trim_end_matches("IB").trim_end_matches('B');
-    let (number, shift) = match t.chars().last() {
-        Some('K') => (&t[..t.len() - 1], 10),
-        Some('M') => (&t[..t.len() - 1], 20),
-        Some('G') => (&t[..t.len() - 1], 30),
-        Some('T') => (&t[..t.len() - 1], 40),
-        _ => (t, 0),
-    };
-    let n: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("{text:?} is not a size; write e.g. 512M or 2G"))?;
-    if !(n.is_finite() && n >= 0.0) {
-        return Err(format!("{text:?} is not a size"));
-    }
-    Ok((n * (1u64 << shift) as f64) as u64)
 }
 
 /// Answers one line.

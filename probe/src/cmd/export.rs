@@ -28,7 +28,7 @@ pub struct Args {
     /// Memory for lower levels decoded whole, e.g. 2G: a level of lower bounds
     /// (the solver's default) needs the scores of its boards' captures, and
     /// looking them up one by one is far slower.
-    #[arg(long, default_value = "4G", value_parser = super::batch::parse_bytes)]
+    #[arg(long, default_value = "4G", value_parser = super::parse_bytes)]
     pub preload: u64,
 }
 

@@ -13,6 +13,28 @@ pub mod verify;
 /// What a subcommand returns: an exit code, or an error to print (exit status 2).
 pub type CmdResult = Result<std::process::ExitCode, Box<dyn std::error::Error>>;
 
+/// Reads 512M, 2G, 2GiB or a number of bytes (`--preload` of `batch` and
+/// `export`).
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim().to_ascii_uppercase();
+    let t = t.trim_end_matches("IB").trim_end_matches('B');
+    let (number, shift) = match t.chars().last() {
+        Some('K') => (&t[..t.len() - 1], 10),
+        Some('M') => (&t[..t.len() - 1], 20),
+        Some('G') => (&t[..t.len() - 1], 30),
+        Some('T') => (&t[..t.len() - 1], 40),
+        _ => (t, 0),
+    };
+    let n: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size; write e.g. 512M or 2G"))?;
+    if !(n.is_finite() && n >= 0.0) {
+        return Err(format!("{text:?} is not a size"));
+    }
+    Ok((n * (1u64 << shift) as f64) as u64)
+}
+
 /// The options that choose a database: its directory, rule set and board size.
 #[derive(clap::Args)]
 pub struct Database {
