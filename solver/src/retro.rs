@@ -798,19 +798,17 @@ impl<'a> ParentBatch<'a> {
                 });
                 // Decided here iff the counter was 1 and B(q) <= -k; no other
                 // thread writes q's value after that swap.
-                let best = if old == Some(1) {
-                    cells.value(q).load(Relaxed)
-                } else {
-                    NO_EXIT
-                };
-                if old == Some(1) && best <= -k {
-                    // A capture reaches the value when B(q) is exactly -k.
-                    if best == -k {
-                        self.state.set_free(q);
+                if old == Some(1) {
+                    let best = cells.value(q).load(Relaxed);
+                    if best <= -k {
+                        // A capture reaches the value when B(q) is exactly -k.
+                        if best == -k {
+                            self.state.set_free(q);
+                        }
+                        cells.value(q).store(-k, Relaxed);
+                        self.decided(q, parent, listed, true);
+                        self.losses += 1;
                     }
-                    cells.value(q).store(-k, Relaxed);
-                    self.decided(q, parent, listed, true);
-                    self.losses += 1;
                 }
             }
         }
