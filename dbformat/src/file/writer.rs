@@ -12,6 +12,7 @@
 //! of contexts). [`LevelWriter::finish`] completes the table and the header,
 //! syncs and renames the temporary file to its final name.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -412,6 +413,37 @@ impl LevelWriter {
         Ok(target)
     }
 
+    /// Chooses the model from whole blocks spread over the level, whose
+    /// values `values_of(range)` gives, and keeps it for the blocks to come.
+    /// (Counting is cheap and probabilities want data: the whole level up to
+    /// 64 Mi boards trains; beyond, the gain is below 0.005 bit per board.
+    /// About [`TRAIN_BOARDS`] of it measures the candidates.)
+    fn preset_from_spread<'v>(
+        &mut self,
+        values_of: impl Fn(std::ops::Range<u64>) -> Cow<'v, [i8]>,
+    ) -> Result<()> {
+        let (id, options) = (self.id, self.options);
+        let blocks = |target: u64| -> Vec<(u64, Cow<'v, [i8]>)> {
+            spread_sample(id.boards(), options.block_boards, target)
+                .into_iter()
+                .map(|r| (r.start, values_of(r)))
+                .collect()
+        };
+        let (all, eval) = (
+            blocks(64 * TRAIN_BOARDS as u64),
+            blocks(TRAIN_BOARDS as u64),
+        );
+        let all: Vec<(u64, &[i8])> = all.iter().map(|(s, v)| (*s, v.as_ref())).collect();
+        let eval: Vec<(u64, &[i8])> = eval.iter().map(|(s, v)| (*s, v.as_ref())).collect();
+        let model =
+            choose_model(id, options, self.choice, &all, &eval).map_err(|source| Error::Io {
+                path: self.temp.clone(),
+                source,
+            })?;
+        self.preset = Some(model);
+        Ok(())
+    }
+
     fn corrupt(&self, reason: String) -> Error {
         Error::Corrupt {
             path: self.temp.clone(),
@@ -699,30 +731,7 @@ pub fn write_level_as(
     let mut writer = LevelWriter::create_with(dir, id, options, choice)?;
     writer.stored = stored;
     check_level(&writer, id, values)?;
-    // Blocks spread over the level train the model (counting is cheap and
-    // probabilities want data: the whole level up to 64 Mi boards; beyond, the
-    // gain is below 0.005 bit per board); fewer measure the candidates.
-    let all: Vec<(u64, &[i8])> = spread_sample(
-        values.len() as u64,
-        options.block_boards,
-        64 * TRAIN_BOARDS as u64,
-    )
-    .iter()
-    .map(|r| (r.start, &values[r.start as usize..r.end as usize]))
-    .collect();
-    let eval: Vec<(u64, &[i8])> = spread_sample(
-        values.len() as u64,
-        options.block_boards,
-        TRAIN_BOARDS as u64,
-    )
-    .iter()
-    .map(|r| (r.start, &values[r.start as usize..r.end as usize]))
-    .collect();
-    let model = choose_model(id, options, choice, &all, &eval).map_err(|source| Error::Io {
-        path: writer.temp.clone(),
-        source,
-    })?;
-    writer.preset = Some(model);
+    writer.preset_from_spread(|r| Cow::Borrowed(&values[r.start as usize..r.end as usize]))?;
     writer.push(values)?;
     writer.finish()
 }
@@ -751,31 +760,14 @@ pub fn write_level_bounded(
     check_level(&writer, id, scores)?;
     assert!(free.len() * 64 >= scores.len(), "a free bit per board");
     let chooser = BoundChooser::learn(id, scores, options.segment_boards);
-    // The model learns from chosen values of blocks spread over the level (a
-    // copy: at most 64 Mi boards), as in [`write_level_with`]; then the level is
-    // chosen and written a piece at a time, so that memory stays small.
-    let bb = options.block_boards;
-    let chosen = |r: &std::ops::Range<u64>| {
-        let scores = &scores[r.start as usize..r.end as usize];
-        (r.start, chooser.choose(r.start, scores, free))
-    };
-    let all: Vec<(u64, Vec<i8>)> = spread_sample(id.boards(), bb, 64 * TRAIN_BOARDS as u64)
-        .iter()
-        .map(chosen)
-        .collect();
-    let eval: Vec<(u64, Vec<i8>)> = spread_sample(id.boards(), bb, TRAIN_BOARDS as u64)
-        .iter()
-        .map(chosen)
-        .collect();
-    let all: Vec<(u64, &[i8])> = all.iter().map(|(s, v)| (*s, v.as_slice())).collect();
-    let eval: Vec<(u64, &[i8])> = eval.iter().map(|(s, v)| (*s, v.as_slice())).collect();
-    let model = choose_model(id, options, EncodingChoice::Auto, &all, &eval).map_err(|source| {
-        Error::Io {
-            path: writer.temp.clone(),
-            source,
-        }
+    // The model learns from chosen values (a copy of the spread blocks: at
+    // most 64 Mi boards); then the level is chosen and written a piece at a
+    // time, so that memory stays small.
+    writer.preset_from_spread(|r| {
+        let part = &scores[r.start as usize..r.end as usize];
+        Cow::Owned(chooser.choose(r.start, part, free))
     })?;
-    writer.preset = Some(model);
+    let bb = options.block_boards;
     let piece = bb as usize * BATCH_BLOCKS;
     for (k, part) in scores.chunks(piece).enumerate() {
         let start = (k * piece) as u64;
