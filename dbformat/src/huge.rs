@@ -107,6 +107,35 @@ impl HugeArray {
         // SAFETY: as above.
         unsafe { self.view() }
     }
+
+    /// The bytes as `len / 8` 64-bit words (native byte order).
+    pub fn as_u64(&self) -> &[u64] {
+        // SAFETY: as above.
+        unsafe { self.view() }
+    }
+
+    /// Keeps the first `len` bytes and gives the memory of the rest back to
+    /// the system (on Linux; elsewhere the array only looks shorter). For an
+    /// array whose content was compacted into its start, so that a new array
+    /// is not needed beside it.
+    ///
+    /// # Panics
+    /// When `len` is more than the array's length.
+    pub fn shrink(&mut self, len: usize) {
+        assert!(len <= self.len, "shrink grows the array");
+        if len == 0 {
+            self.map = None;
+        } else if let Some(map) = &mut self.map {
+            #[cfg(target_os = "linux")]
+            // SAFETY: the mapping is anonymous (no file whose end it could
+            // pass) and shrinks in place; nothing borrows it (`&mut self`).
+            // On failure it keeps its size, which is only memory not returned.
+            let _ = unsafe { map.remap(len, memmap2::RemapOptions::new()) };
+            #[cfg(not(target_os = "linux"))]
+            let _ = map;
+        }
+        self.len = len;
+    }
 }
 
 impl Deref for HugeArray {

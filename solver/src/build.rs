@@ -99,7 +99,7 @@ pub struct LevelReport {
     /// The process's peak resident memory so far, in bytes (0 where unknown).
     pub peak_memory_bytes: u64,
     /// Solver state per board of this level, in bytes: value, counter
-    /// and free bit (1.625), plus the frontier lists the memory budget allowed.
+    /// (1.5), plus the frontier lists the memory budget allowed.
     pub state_bytes_per_board: f64,
     /// Bytes of the level file.
     pub file_bytes: u64,
@@ -248,7 +248,7 @@ pub fn build(
                 &options.dir,
                 id(seeds),
                 &values,
-                &solved.free,
+                solved.free.as_u64(),
                 options.write,
             )?
         };
@@ -290,9 +290,10 @@ fn plan_memory(
     options: &Options,
 ) -> Result<u64, SolveError> {
     let budget = options.memory;
-    // The fixed state, plus the lower levels, plus the finished values while the
-    // level file is written (the state is freed by then, so 1.625 covers both,
-    // with the writer's sample of chosen lower bounds, at most 64 MiB).
+    // The fixed state, plus the lower levels, plus the finished values and free
+    // bits while the level file is written (1.125 bytes per board: the state
+    // has shrunk to them by then, so 1.5 covers both, with the writer's sample
+    // of chosen lower bounds, at most 64 MiB).
     let per_board = retro::FIXED_STATE_BYTES_PER_BOARD
         + if options.certificate {
             GENERATION_BYTES_PER_BOARD
@@ -424,9 +425,9 @@ mod tests {
     fn the_budget_sizes_the_frontier_lists() {
         let boards = 3_200_000u64;
         let lower = 1_000_000u64;
-        // 1.625 bytes per board, and the writer's sample of lower bounds
+        // 1.5 bytes per board, and the writer's sample of lower bounds
         // (the whole level when it is below 64 Mi boards).
-        let fixed = boards * 13 / 8 + lower + OVERHEAD_BYTES + boards;
+        let fixed = boards * 3 / 2 + lower + OVERHEAD_BYTES + boards;
         let full = retro::default_list_entries(boards);
         let list_bytes = 2 * retro::LIST_ENTRY_BYTES;
         // Room for everything: the default share.
@@ -445,12 +446,12 @@ mod tests {
             plan_memory(24, boards, lower, &options(half, false)).unwrap(),
             full / 2
         );
-        // Room for the fixed state only: no lists, 1.625 bytes per board.
+        // Room for the fixed state only: no lists, 1.5 bytes per board.
         assert_eq!(
             plan_memory(24, boards, lower, &options(fixed, false)).unwrap(),
             0
         );
-        assert_eq!(retro::state_bytes_per_board(boards, 0), 1.625);
+        assert_eq!(retro::state_bytes_per_board(boards, 0), 1.5);
         // Less: refused, naming what it needs; a certificate needs 2 bytes more.
         let err = plan_memory(24, boards, lower, &options(fixed - 1, false)).unwrap_err();
         assert!(matches!(err, SolveError::Memory { seeds: 24, .. }), "{err}");

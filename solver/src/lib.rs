@@ -56,7 +56,7 @@ pub fn solve_levels_within(
         let solved = retro::solve_level_within(rules, n, &lower, &hidden, false, lists);
         let values = Arc::new(solved.values);
         lower.insert(n, values.clone());
-        out.push((values, solved.free));
+        out.push((values, solved.free.as_u64().to_vec()));
     }
     out
 }

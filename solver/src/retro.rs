@@ -18,20 +18,21 @@
 //! parents (un-moves) is told. Each board is decided once and each quiet edge is
 //! followed at most twice per level, so a level costs O(boards x moves).
 //!
-//! ## State: 1.625 bytes per board
+//! ## State: 1.5 bytes per board
 //! - `values[i]`: one signed byte, `B(p)` (or [`NO_EXIT`]) until p is decided,
 //!   then p's value.
-//! - `free`: one bit per board, set when p's value is `B(p)`: a capture reaches
-//!   it, so the level file may store a lower bound instead
-//!   ([`awari_dbformat::file::bounds`]). It is known when p is decided (a
-//!   board seeded from `B`, except one without moves; a loss whose `B` is
-//!   exactly `-k`; a 0 whose `B` is 0), and lost once the value byte is
-//!   overwritten, so it is kept apart.
 //! - `nibbles`: four bits per board, two boards per byte: the counter `0..=8`
 //!   while undecided, [`DONE`] once decided and visited, or one of two frontier
 //!   marks ([`MARK_A`], [`MARK_B`]) while decided but not yet visited. Keeping the
 //!   frontier in the nibble costs no memory; a small bitmap of dirty blocks
 //!   (one bit per [`BLOCK`] boards) keeps the scan for marks short.
+//! - "Free": whether p's value is `B(p)`, so that a capture reaches it and the
+//!   level file may store a lower bound instead ([`awari_dbformat::file::bounds`]).
+//!   It is known when p is decided (a board seeded from `B`, except one without
+//!   moves; a loss whose `B` is exactly `-k`; a 0 whose `B` is 0) and lost once
+//!   the value byte is overwritten, so the decided codes keep it: each of
+//!   `DONE` and the two marks has a free twin with bit 2 clear ([`FREE_BIT`]).
+//!   The decided codes are 9..=15, the undecided ones 0..=8.
 //!
 //! ## Frontier lists
 //! A board found by a mark must be unranked before its parents can be made,
@@ -69,10 +70,26 @@ use crate::lower::LowerLevels;
 pub const NO_EXIT: i8 = i8::MIN;
 /// Nibble of a board that is decided and whose parents have been told.
 const DONE: u8 = 15;
-/// Frontier mark of even generations.
+/// Frontier mark of even generations. `MARK_A | (DONE ^ MARK_A) == DONE`: a
+/// visit sets the one missing bit (see [`Cells::set_done`]).
 const MARK_A: u8 = 14;
 /// Frontier mark of odd generations.
 const MARK_B: u8 = 13;
+/// The bit that is clear in the free twins of the decided codes: `DONE`,
+/// `MARK_A` and `MARK_B` of a board whose value a capture reaches are 11, 10
+/// and 9. Every undecided code (0..=8) with this bit set is still below 13, so
+/// `nibble | FREE_BIT == mark` finds a mark and only a mark, free or not.
+const FREE_BIT: u8 = 4;
+
+/// The decided code `code`, in its free twin when `free`.
+#[inline]
+fn with_free(code: u8, free: bool) -> u8 {
+    if free {
+        code & !FREE_BIT
+    } else {
+        code
+    }
+}
 /// Boards per dirty bit. Small, so that a sparse frontier costs little to find:
 /// a generation scans one bit per block and 32 bytes per dirty block.
 pub const BLOCK: u64 = 64;
@@ -88,8 +105,8 @@ pub const LIST_ENTRY_BYTES: u64 = std::mem::size_of::<(Board, bool)>() as u64;
 const LIST_GRANT: usize = 1024;
 
 /// The bytes of solver state per board of the level being built that cannot
-/// be done without: value, nibble and free bit.
-pub const FIXED_STATE_BYTES_PER_BOARD: f64 = 1.625;
+/// be done without: value and nibble.
+pub const FIXED_STATE_BYTES_PER_BOARD: f64 = 1.5;
 /// The entries the frontier lists of one generation may hold by default in a
 /// level of `boards` boards: one board in [`LIST_SHARE`].
 pub fn default_list_entries(boards: u64) -> u64 {
@@ -125,9 +142,10 @@ pub struct Stage {
 pub struct SolvedLevel {
     /// The values, one signed byte per board in index order.
     pub values: Values,
-    /// One bit per board (bit `i % 64` of word `i / 64`), set when a capture
-    /// reaches the board's value: the level file may store a lower bound.
-    pub free: Vec<u64>,
+    /// One bit per board (bit `i % 64` of word `i / 64` of
+    /// [`HugeArray::as_u64`]), set when a capture reaches the board's value:
+    /// the level file may store a lower bound.
+    pub free: HugeArray,
     /// One entry per stage with any decision, from k = n down.
     pub stages: Vec<Stage>,
     /// Seconds spent in the initial pass (captures and counters).
@@ -213,8 +231,6 @@ pub fn solve_level_within(
 struct State {
     values: HugeArray,
     nibbles: HugeArray,
-    /// The free bits, see the module docs.
-    free: Vec<AtomicU64>,
     /// Dirty blocks of the current and the next generation.
     dirty: [Vec<AtomicU64>; 2],
     size: u64,
@@ -230,8 +246,9 @@ impl State {
         let words = blocks.div_ceil(64) as usize;
         State {
             values: HugeArray::zeroed(size as usize),
-            nibbles: HugeArray::zeroed(size.div_ceil(2) as usize),
-            free: (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+            // (8 bytes more: room for the free bits of a short last chunk,
+            // which `into_values` writes over the chunk's own nibbles.)
+            nibbles: HugeArray::zeroed(size.div_ceil(2) as usize + 8),
             dirty: [
                 (0..words).map(|_| AtomicU64::new(0)).collect(),
                 (0..words).map(|_| AtomicU64::new(0)).collect(),
@@ -255,12 +272,6 @@ impl State {
     fn mark_dirty(&self, which: usize, i: u64) {
         let block = i / BLOCK;
         self.dirty[which][(block / 64) as usize].fetch_or(1 << (block % 64), Relaxed);
-    }
-
-    /// Notes that a capture reaches board i's value.
-    #[inline]
-    fn set_free(&self, i: u64) {
-        self.free[(i / 64) as usize].fetch_or(1 << (i % 64), Relaxed);
     }
 
     /// True when some block of `which` is dirty.
@@ -290,31 +301,54 @@ impl State {
     }
 
     /// The final values and free bits of level `seeds`: decided boards keep
-    /// theirs, the rest are 0, free when their captures give exactly 0.
-    fn into_values(self, seeds: u32) -> (Values, Vec<u64>) {
+    /// theirs (all are visited, `DONE` or its free twin by now), the rest are
+    /// 0, free when their captures give exactly 0.
+    ///
+    /// The free bits (one per board, bit `i % 64` of word `i / 64`) are made in
+    /// the nibbles' memory, which then shrinks to them: a separate bitmap
+    /// would lift the peak above the 1.5 bytes per board of the solve.
+    fn into_values(self, seeds: u32) -> (Values, HugeArray) {
         let State {
             mut values,
-            nibbles,
-            free,
+            mut nibbles,
+            size,
             ..
         } = self;
+        // Each chunk's free bits over the start of its own nibbles (CHUNK / 8
+        // bytes over CHUNK / 2, read before they are overwritten).
         values
             .par_chunks_mut(CHUNK)
-            .zip(nibbles.par_chunks(CHUNK / 2))
-            .zip(free.par_chunks(CHUNK / 64))
-            .for_each(|((values, nibbles), free)| {
+            .zip(nibbles.par_chunks_mut(CHUNK / 2))
+            .for_each(|(values, nibbles)| {
+                let mut free = vec![0u64; values.len().div_ceil(64)];
                 for (i, v) in values.iter_mut().enumerate() {
-                    if (nibbles[i / 2] >> (4 * (i & 1))) & 0xF != DONE {
-                        // (B = 0 = -n is the empty board, without moves.)
-                        if *v == 0 && seeds > 0 {
-                            free[i / 64].fetch_or(1 << (i % 64), Relaxed);
-                        }
+                    let nibble = (nibbles[i / 2] >> (4 * (i & 1))) & 0xF;
+                    let is_free = if nibble > 8 {
+                        nibble & FREE_BIT == 0
+                    } else {
+                        // Undecided: 0. (B = 0 = -n is the empty board, without moves.)
+                        let free = *v == 0 && seeds > 0;
                         *v = 0;
-                    }
+                        free
+                    };
+                    free[i / 64] |= u64::from(is_free) << (i % 64);
+                }
+                debug_assert!(nibbles.len() >= 8 * free.len());
+                for (bytes, word) in nibbles.chunks_exact_mut(8).zip(&free) {
+                    bytes.copy_from_slice(&word.to_ne_bytes());
                 }
             });
-        let free = free.into_iter().map(AtomicU64::into_inner).collect();
-        (Values::from_array(values), free)
+        // Then the chunks' bits side by side, in order: chunk c's go to
+        // c * CHUNK / 8, below its nibbles, where chunks before it have been read.
+        let chunks = size.div_ceil(CHUNK as u64) as usize;
+        for c in 1..chunks {
+            let boards = (size - (c * CHUNK) as u64).min(CHUNK as u64);
+            let bytes = 8 * boards.div_ceil(64) as usize;
+            let from = c * CHUNK / 2;
+            nibbles.copy_within(from..from + bytes, c * CHUNK / 8);
+        }
+        nibbles.shrink(8 * size.div_ceil(64) as usize);
+        (Values::from_array(values), nibbles)
     }
 }
 
@@ -327,11 +361,12 @@ struct Cells<'a> {
 }
 
 impl Cells<'_> {
-    /// Marks board i as visited: its nibble becomes [`DONE`] (all four bits set,
-    /// so a single atomic OR, which cannot disturb the other board of the byte).
+    /// Marks board i, whose nibble is `mark` or its free twin, as visited: its
+    /// nibble becomes [`DONE`] or its free twin. The one bit `mark` lacks is
+    /// set by an atomic OR, which cannot disturb the other board of the byte.
     #[inline]
-    fn set_done(&self, i: u64) {
-        self.nibbles[(i / 2) as usize].fetch_or(DONE << (4 * (i & 1)), Relaxed);
+    fn set_done(&self, i: u64, mark: u8) {
+        self.nibbles[(i / 2) as usize].fetch_or((DONE ^ mark) << (4 * (i & 1)), Relaxed);
     }
 
     /// Changes board i's nibble from `old` to `f(old)` atomically; returns the old
@@ -472,11 +507,9 @@ fn run_stage(
                     };
                     // A capture reaches the value, unless the board has no
                     // move at all (B = -n; any capture gives more).
-                    if new_value != -(seeds as i8) {
-                        state.set_free(start + pos as u64);
-                    }
+                    let free = new_value != -(seeds as i8);
                     values[pos].store(new_value, Relaxed);
-                    b = (b & !(0xF << shift)) | (mark << shift);
+                    b = (b & !(0xF << shift)) | (with_free(mark, free) << shift);
                     state.mark_dirty(0, start + pos as u64);
                 }
                 byte.store(b, Relaxed);
@@ -558,10 +591,10 @@ fn run_stage(
                             [(2 * b, byte & 0xF), (2 * b + 1, byte >> 4)]
                         });
                         for (i, nibble) in marked {
-                            if nibble != cur_mark || i >= end {
+                            if nibble | FREE_BIT != cur_mark || i >= end {
                                 continue;
                             }
-                            cells.set_done(i);
+                            cells.set_done(i, cur_mark);
                             let lost = cells.value(i).load(Relaxed) < 0;
                             let board = walker.board(i);
                             batch.tell_parents_of(rules, index, &board, lost);
@@ -789,22 +822,25 @@ impl<'a> ParentBatch<'a> {
                 }
             } else {
                 // One more quiet child in W; when none is left and the captures
-                // give at most -k, the parent loses k. B(q) is read only then:
+                // give at most -k, the parent loses k (and a capture reaches
+                // that value when B(q) is exactly -k). B(q) is read only then:
                 // most updates touch the nibble alone.
                 let old = cells.update_nibble(q, |n| match n {
-                    1 if cells.value(q).load(Relaxed) <= -k => Some(decided_nibble),
-                    1..=8 => Some(n - 1),
+                    1 => {
+                        let best = cells.value(q).load(Relaxed);
+                        Some(if best <= -k {
+                            with_free(decided_nibble, best == -k)
+                        } else {
+                            0
+                        })
+                    }
+                    2..=8 => Some(n - 1),
                     _ => None,
                 });
                 // Decided here iff the counter was 1 and B(q) <= -k; no other
                 // thread writes q's value after that swap.
                 if old == Some(1) {
-                    let best = cells.value(q).load(Relaxed);
-                    if best <= -k {
-                        // A capture reaches the value when B(q) is exactly -k.
-                        if best == -k {
-                            self.state.set_free(q);
-                        }
+                    if cells.value(q).load(Relaxed) <= -k {
                         cells.value(q).store(-k, Relaxed);
                         self.decided(q, parent, listed, true);
                         self.losses += 1;
