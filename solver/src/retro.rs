@@ -839,12 +839,10 @@ impl<'a> ParentBatch<'a> {
                 });
                 // Decided here iff the counter was 1 and B(q) <= -k; no other
                 // thread writes q's value after that swap.
-                if old == Some(1) {
-                    if cells.value(q).load(Relaxed) <= -k {
-                        cells.value(q).store(-k, Relaxed);
-                        self.decided(q, parent, listed, true);
-                        self.losses += 1;
-                    }
+                if old == Some(1) && cells.value(q).load(Relaxed) <= -k {
+                    cells.value(q).store(-k, Relaxed);
+                    self.decided(q, parent, listed, true);
+                    self.losses += 1;
                 }
             }
         }
