@@ -38,6 +38,9 @@ disk = sum(l['file_bytes'] for l in levels)
 top = levels[-1]
 print(f"overall: {boards:,} boards in {secs:.1f} s of level work ({wall:.1f} s wall): {boards/secs:,.0f} boards/s")
 print(f"disk: {disk:,} bytes, {8*disk/boards:.2f} bits/board over all levels")
-print(f"largest level {top['seeds']}: {top['boards']:,} boards, peak resident memory {top['peak_memory_bytes']/2**20:,.0f} MiB "
-      f"= {top['peak_memory_bytes']/top['boards']:.2f} bytes/board (solver state {top['state_bytes_per_board']} bytes/board, the rest is the lower levels)")
+peak, lower = top['peak_memory_bytes'], top.get('lower_levels_bytes', 0)
+print(f"largest level {top['seeds']}: {top['boards']:,} boards, peak resident memory {peak/2**20:,.0f} MiB "
+      f"= {peak/top['boards']:.2f} bytes/board")
+print(f"  of which lower levels {lower/2**20:,.0f} MiB; the level itself {(peak-lower)/2**20:,.0f} MiB = {(peak-lower)/top['boards']:.2f} bytes/board "
+      f"(solver state at most {top['state_bytes_per_board']:.3f} bytes/board: 1.5 fixed, the rest frontier lists)")
 PY

@@ -98,6 +98,11 @@ pub struct LevelReport {
     pub write_seconds: f64,
     /// The process's peak resident memory so far, in bytes (0 where unknown).
     pub peak_memory_bytes: u64,
+    /// The bytes of the lower levels held in memory while this level was
+    /// built (the levels its captures read, and any kept for later levels):
+    /// the peak less these is what the level itself cost.
+    #[serde(default)]
+    pub lower_levels_bytes: u64,
     /// Solver state per board of this level, in bytes: value, counter
     /// (1.5), plus the frontier lists the memory budget allowed.
     pub state_bytes_per_board: f64,
@@ -261,6 +266,7 @@ pub fn build(
             solve_seconds,
             write_seconds: seconds - solve_seconds,
             peak_memory_bytes: peak_resident().unwrap_or(0),
+            lower_levels_bytes: lower.bytes(),
             file_bytes,
             ..tmp_report
         };
@@ -334,6 +340,7 @@ fn make_report_shell(rules: Rules, seeds: u32, boards: u64, stages: Vec<Stage>) 
         solve_seconds: 0.0,
         write_seconds: 0.0,
         peak_memory_bytes: 0,
+        lower_levels_bytes: 0,
         // (The lists a level was built with are not known from its file.)
         state_bytes_per_board: retro::state_bytes_per_board(
             boards,

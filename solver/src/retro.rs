@@ -38,9 +38,11 @@
 //! A board found by a mark must be unranked before its parents can be made,
 //! and unranking costs more than all the rest of a visit. Boards decided during
 //! propagation are found by un-moving a child, so their board is at hand: they
-//! go onto a list of the next generation as `(board, lost)` instead, their
-//! nibble set straight to [`DONE`]. The lists of one generation may hold at most
-//! [`LIST_SHARE`] of the level's boards (18 bytes each; fewer when the memory
+//! go onto a list of the next generation instead, their nibble set straight to
+//! [`DONE`]: one `u64` each, the board packed ([`BoardPacker`]) and the top
+//! bit set when it is lost (a board with a pit too full to pack is marked).
+//! The lists of one generation may hold at most
+//! [`LIST_SHARE`] of the level's boards (8 bytes each; fewer when the memory
 //! budget asks, see [`solve_level_within`]), taken by tasks in
 //! grants of [`LIST_GRANT`] entries whose unused rest goes back when the task
 //! ends; past that, decisions fall back to marks (at level 21 of 6-pit awari,
@@ -60,7 +62,7 @@ use std::sync::atomic::{AtomicI8, AtomicU16, AtomicU64, AtomicU8, AtomicUsize, O
 
 use awari_dbformat::cache::prefetch;
 use awari_dbformat::huge::{Generations, HugeArray, Values};
-use awari_dbformat::{Board, Index, LevelIter, Move, MoveList, Rules, Score};
+use awari_dbformat::{Board, BoardPacker, Index, LevelIter, Move, MoveList, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -100,7 +102,10 @@ const CHUNK: usize = 1 << 16;
 /// when memory allows (see [`default_list_entries`]).
 pub const LIST_SHARE: u64 = 32;
 /// The bytes of one frontier list entry (a board and whether it is lost).
-pub const LIST_ENTRY_BYTES: u64 = std::mem::size_of::<(Board, bool)>() as u64;
+pub const LIST_ENTRY_BYTES: u64 = std::mem::size_of::<u64>() as u64;
+/// The bit of a list entry that says its board is lost (a packed board leaves
+/// it clear).
+const LOST: u64 = BoardPacker::SPARE_BIT;
 /// Frontier list entries a task takes from the shared allowance at a time.
 const LIST_GRANT: usize = 1024;
 
@@ -199,7 +204,7 @@ pub fn solve_level_within(
 ) -> SolvedLevel {
     let index = Index::for_pits(rules.pits());
     let size = index.level_size(seeds);
-    let mut state = State::new(size, list_entries);
+    let mut state = State::new(size, list_entries, rules.pits());
     if record_generations {
         state.generations = Some(Generations::zeroed(size));
     }
@@ -238,10 +243,12 @@ struct State {
     generations: Option<Generations>,
     /// The most boards the frontier lists of one generation may hold.
     list_entries: u64,
+    /// How the boards on the lists are packed.
+    packer: BoardPacker,
 }
 
 impl State {
-    fn new(size: u64, list_entries: u64) -> State {
+    fn new(size: u64, list_entries: u64, per_side: u8) -> State {
         let blocks = size.div_ceil(BLOCK);
         let words = blocks.div_ceil(64) as usize;
         State {
@@ -256,6 +263,7 @@ impl State {
             size,
             generations: None,
             list_entries,
+            packer: BoardPacker::new(per_side),
         }
     }
 
@@ -381,6 +389,12 @@ impl Cells<'_> {
             })
             .ok()
             .map(|byte| (byte >> shift) & 0xF)
+    }
+
+    /// Board i's nibble now (other threads may change it at any moment).
+    #[inline]
+    fn nibble(&self, i: u64) -> u8 {
+        (self.nibbles[(i / 2) as usize].load(Relaxed) >> (4 * (i & 1))) & 0xF
     }
 
     /// Board i's value byte.
@@ -527,7 +541,8 @@ fn run_stage(
     let (mut cur_mark, mut next_mark) = (MARK_A, MARK_B);
     // The lists the tasks of the last generation made, one per grant (kept
     // apart: joining them would copy every listed board once more).
-    let mut frontier: Vec<Vec<(Board, bool)>> = Vec::new();
+    let mut frontier: Vec<Vec<u64>> = Vec::new();
+    let packer = state.packer;
     let allowance = usize::try_from(state.list_entries).unwrap_or(usize::MAX);
     loop {
         if frontier.is_empty() && !state.any_dirty(current) {
@@ -535,7 +550,7 @@ fn run_stage(
         }
         generations += 1;
         let room = AtomicUsize::new(allowance);
-        let next_of = |batch: ParentBatch| -> Vec<Vec<(Board, bool)>> {
+        let next_of = |batch: ParentBatch| -> Vec<Vec<u64>> {
             if batch.wins + batch.losses > 0 {
                 wins.fetch_add(batch.wins, Relaxed);
                 losses.fetch_add(batch.losses, Relaxed);
@@ -551,12 +566,13 @@ fn run_stage(
             lists
         };
         // The listed boards, a list (at most one grant) per task.
-        let mut lists: Vec<Vec<(Board, bool)>> = frontier
+        let mut lists: Vec<Vec<u64>> = frontier
             .par_iter()
             .flat_map_iter(|chunk| {
                 let mut batch = ParentBatch::new(state, k, generations, next, next_mark, &room);
-                for &(board, lost) in chunk {
-                    batch.tell_parents_of(rules, index, &board, lost);
+                for &entry in chunk {
+                    let board = packer.unpack(entry);
+                    batch.tell_parents_of(rules, index, &board, entry & LOST != 0);
                 }
                 batch.apply();
                 next_of(batch)
@@ -698,7 +714,8 @@ struct ParentBatch<'a> {
     /// The boards this task decided and listed for the next generation, one
     /// list per grant (so that the next generation's tasks take at most
     /// [`LIST_GRANT`] boards each).
-    lists: Vec<Vec<(Board, bool)>>,
+    lists: Vec<Vec<u64>>,
+    packer: BoardPacker,
     /// List entries granted to this task and not used yet.
     granted: usize,
     /// The allowance of list entries left for the next generation.
@@ -730,6 +747,7 @@ impl<'a> ParentBatch<'a> {
             next_mark,
             parents: Vec::with_capacity(Self::SIZE + 2 * awari_dbformat::MAX_PITS as usize * 8),
             lists: Vec::new(),
+            packer: state.packer,
             granted: 0,
             room,
             wins: 0,
@@ -785,20 +803,27 @@ impl<'a> ParentBatch<'a> {
         self.granted > 0
     }
 
-    /// Marks or lists a board just decided (its nibble already says so).
-    fn decided(&mut self, q: u64, parent: Board, listed: bool, lost: bool) {
+    /// Marks or lists a board just decided (its nibble already says so):
+    /// `listed` is its list entry when it goes onto a list.
+    fn decided(&mut self, q: u64, listed: Option<u64>) {
         if let Some(recorded) = self.recorded {
             recorded[q as usize].store(self.generation, Relaxed);
         }
-        if listed {
+        if let Some(entry) = listed {
             self.granted -= 1;
-            self.lists
-                .last_mut()
-                .expect("a list per grant")
-                .push((parent, lost));
+            self.lists.last_mut().expect("a list per grant").push(entry);
         } else {
             self.state.mark_dirty(self.next, q);
         }
+    }
+
+    /// The list entry of `parent` when it goes onto a list if decided: it
+    /// packs, and the allowance lasts.
+    #[inline]
+    fn entry(&mut self, parent: &Board, lost: bool) -> Option<u64> {
+        let packed = self.packer.pack(parent)?;
+        self.may_list()
+            .then_some(packed | if lost { LOST } else { 0 })
     }
 
     /// Tells every collected parent; see `run_stage`.
@@ -808,23 +833,40 @@ impl<'a> ParentBatch<'a> {
         for &(q, parent, child_in_loss) in &parents {
             // A board decided here is listed (nibble DONE: it needs no finding)
             // while the allowance lasts, else marked for the next generation.
-            let listed = self.may_list();
-            let decided_nibble = if listed { DONE } else { self.next_mark };
             if child_in_loss {
-                // The parent can move into a lost position: it wins k.
+                // The parent can move into a lost position: it wins k. (It is
+                // nearly always undecided, so its entry is made beforehand.)
+                let listed = self.entry(&parent, false);
+                let decided_nibble = if listed.is_some() {
+                    DONE
+                } else {
+                    self.next_mark
+                };
                 if cells
                     .update_nibble(q, |n| (n <= 8).then_some(decided_nibble))
                     .is_some()
                 {
                     cells.value(q).store(k, Relaxed);
-                    self.decided(q, parent, listed, false);
+                    self.decided(q, listed);
                     self.wins += 1;
                 }
             } else {
                 // One more quiet child in W; when none is left and the captures
                 // give at most -k, the parent loses k (and a capture reaches
                 // that value when B(q) is exactly -k). B(q) is read only then:
-                // most updates touch the nibble alone.
+                // most updates touch the nibble alone, and the entry is made
+                // only for a parent whose counter reads 1 (if another thread
+                // brings it to 1 meanwhile, the parent is marked instead).
+                let listed = if cells.nibble(q) == 1 {
+                    self.entry(&parent, true)
+                } else {
+                    None
+                };
+                let decided_nibble = if listed.is_some() {
+                    DONE
+                } else {
+                    self.next_mark
+                };
                 let old = cells.update_nibble(q, |n| match n {
                     1 => {
                         let best = cells.value(q).load(Relaxed);
@@ -841,7 +883,7 @@ impl<'a> ParentBatch<'a> {
                 // thread writes q's value after that swap.
                 if old == Some(1) && cells.value(q).load(Relaxed) <= -k {
                     cells.value(q).store(-k, Relaxed);
-                    self.decided(q, parent, listed, true);
+                    self.decided(q, listed);
                     self.losses += 1;
                 }
             }
