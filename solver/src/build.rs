@@ -93,6 +93,10 @@ pub struct LevelReport {
     /// Seconds of the retrograde analysis alone.
     #[serde(default)]
     pub solve_seconds: f64,
+    /// Of those, the seconds of the initial pass (the captures' values and
+    /// the counters); the stages' own times are in `stages`.
+    #[serde(default)]
+    pub init_seconds: f64,
     /// Seconds spent counting values and compressing and writing the level file.
     #[serde(default)]
     pub write_seconds: f64,
@@ -264,6 +268,7 @@ pub fn build(
             seconds,
             boards_per_second: boards as f64 / seconds.max(1e-9),
             solve_seconds,
+            init_seconds: solved.init_seconds,
             write_seconds: seconds - solve_seconds,
             peak_memory_bytes: peak_resident().unwrap_or(0),
             lower_levels_bytes: lower.bytes(),
@@ -287,7 +292,7 @@ const OVERHEAD_BYTES: u64 = 64 << 20;
 /// The frontier list entries per generation level `seeds` may use within the
 /// budget ([`retro::solve_level_within`]): the default share when it fits,
 /// fewer when not (slower, same values), none when only the fixed state fits.
-/// Refuses the level up front when even its fixed state (1.625 bytes per board,
+/// Refuses the level up front when even its fixed state (1.5 bytes per board,
 /// 2 more with a certificate) and the lower levels exceed the budget.
 fn plan_memory(
     seeds: u32,
@@ -338,6 +343,7 @@ fn make_report_shell(rules: Rules, seeds: u32, boards: u64, stages: Vec<Stage>) 
         seconds: 0.0,
         boards_per_second: 0.0,
         solve_seconds: 0.0,
+        init_seconds: 0.0,
         write_seconds: 0.0,
         peak_memory_bytes: 0,
         lower_levels_bytes: 0,
