@@ -12,18 +12,16 @@ use crate::board::{Board, MAX_BOARD_PITS};
 /// Packs and unpacks the boards of one number of pits per side.
 ///
 /// Pit `k` goes to bits `w k .. w (k + 1)`, `w` bits a pit. Both directions
-/// work on the board's sixteen pit bytes as one `u128`, pairing neighbours in
-/// four steps (bytes into 16-bit lanes, those into 32-bit lanes, and so on)
-/// rather than pit by pit: a frontier board is packed and unpacked once per
-/// visit, in the solver's hottest loop.
+/// work on the board's pit bytes eight at a time, as a `u64`, pairing
+/// neighbours in three steps (bytes into 16-bit lanes, those into 32-bit
+/// lanes, then the two halves) rather than pit by pit, with `w` a constant of
+/// the compiled code: a frontier board is packed and unpacked once per visit,
+/// in the solver's hottest loop.
 #[derive(Clone, Copy, Debug)]
 pub struct BoardPacker {
     per_side: u8,
-    /// Bits per pit, at most 8 (a pit holds at most 48 seeds).
+    /// Bits per pit, 3 to 8 (a pit holds at most 48 seeds).
     width: u32,
-    /// Per step `s` (lanes of `16 << s` bits), the low `width << s` bits of
-    /// every lane set.
-    masks: [u128; 4],
 }
 
 impl BoardPacker {
@@ -40,16 +38,9 @@ impl BoardPacker {
             (1..=MAX_BOARD_PITS as u32).contains(&pits),
             "{per_side} pits per side"
         );
-        let width = (63 / pits).min(8);
-        let masks = std::array::from_fn(|step| {
-            let lane = 16u32 << step;
-            let low = (1u128 << (width << step)) - 1;
-            (0..128 / lane).fold(0u128, |m, k| m | low << (k * lane))
-        });
         BoardPacker {
             per_side,
-            width,
-            masks,
+            width: (63 / pits).min(8),
         }
     }
 
@@ -66,34 +57,34 @@ impl BoardPacker {
     #[inline]
     pub fn pack(&self, board: &Board) -> Option<u64> {
         debug_assert_eq!(board.per_side(), self.per_side);
-        let mut x = board.packed();
+        let x = board.packed();
         // Every pit fits when no byte has a bit at or above `width`.
         if x & !(((1 << self.width) - 1) * ONES) != 0 {
             return None;
         }
-        // Each lane of 2^(s+4) bits: its low half, and its high half moved
-        // down next to it.
-        let w = self.width;
-        for (step, &mask) in self.masks.iter().enumerate() {
-            let half = 8u32 << step;
-            x = (x & mask) | ((x >> half) & mask) << (w << step);
-        }
-        // (2P pits of `width` bits: at most 63 bits, so the cast loses nothing.)
-        Some(x as u64)
+        Some(match self.width {
+            3 => pack::<3>(x),
+            4 => pack::<4>(x),
+            5 => pack::<5>(x),
+            6 => pack::<6>(x),
+            7 => pack::<7>(x),
+            _ => pack::<8>(x),
+        })
     }
 
     /// The board that [`BoardPacker::pack`] made `bits` from; the top bit is
     /// ignored.
     #[inline]
     pub fn unpack(&self, bits: u64) -> Board {
-        let mut x = u128::from(bits & !Self::SPARE_BIT);
-        let w = self.width;
-        // The steps of `pack` backwards: each lane's high part back up to the
-        // lane's upper half.
-        for (step, &mask) in self.masks.iter().enumerate().rev() {
-            let half = 8u32 << step;
-            x = (x & mask) | ((x >> (w << step)) & mask) << half;
-        }
+        let bits = bits & !Self::SPARE_BIT;
+        let x = match self.width {
+            3 => unpack::<3>(bits),
+            4 => unpack::<4>(bits),
+            5 => unpack::<5>(bits),
+            6 => unpack::<6>(bits),
+            7 => unpack::<7>(bits),
+            _ => unpack::<8>(bits),
+        };
         // (Pits beyond 2P were zero when packed, so they come back zero.)
         Board::from_packed(x, self.per_side)
     }
@@ -102,6 +93,62 @@ impl BoardPacker {
 /// One in every byte.
 const ONES: u128 = u128::MAX / 0xFF;
 
+/// The low `bits` bits of every lane of `lane` bits in a `u64`.
+const fn lane_mask(lane: u32, bits: u32) -> u64 {
+    let low = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1 << bits) - 1
+    };
+    let mut mask = 0;
+    let mut at = 0;
+    while at < 64 {
+        mask |= low << at;
+        at += lane;
+    }
+    mask
+}
+
+/// Eight pit bytes (each below `2^W`) side by side in `8 W` bits.
+#[inline(always)]
+fn pack8<const W: u32>(v: u64) -> u64 {
+    let v = (v & lane_mask(16, W)) | ((v >> 8) & lane_mask(16, W)) << W;
+    let v = (v & lane_mask(32, 2 * W)) | ((v >> 16) & lane_mask(32, 2 * W)) << (2 * W);
+    (v & lane_mask(64, 4 * W)) | (v >> 32) << (4 * W)
+}
+
+/// The eight pit bytes of [`pack8`]'s `8 W` bits.
+#[inline(always)]
+fn unpack8<const W: u32>(v: u64) -> u64 {
+    let v = (v & lane_mask(64, 4 * W)) | (v >> (4 * W)) << 32;
+    let v = (v & lane_mask(32, 2 * W)) | ((v >> (2 * W)) & lane_mask(32, 2 * W)) << 16;
+    (v & lane_mask(16, W)) | ((v >> W) & lane_mask(16, W)) << 8
+}
+
+/// The sixteen pit bytes of a board, `W` bits each: pits 0..8, then 8..16
+/// above them (empty when `W` is 8: at most 6 pits, 8 bits each).
+#[inline(always)]
+fn pack<const W: u32>(x: u128) -> u64 {
+    let low = pack8::<W>(x as u64);
+    if 8 * W < 64 {
+        low | pack8::<W>((x >> 64) as u64) << (8 * W % 64)
+    } else {
+        low
+    }
+}
+
+/// The sixteen pit bytes of [`pack`]'s bits.
+#[inline(always)]
+fn unpack<const W: u32>(bits: u64) -> u128 {
+    if 8 * W < 64 {
+        let low = unpack8::<W>(bits & lane_mask(64, 8 * W));
+        let high = unpack8::<W>(bits >> (8 * W % 64));
+        u128::from(low) | u128::from(high) << 64
+    } else {
+        u128::from(unpack8::<W>(bits))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,7 +156,7 @@ mod tests {
 
     #[test]
     fn every_board_of_small_levels_round_trips() {
-        for per_side in [2u8, 3, 4, 6, 8] {
+        for per_side in [2u8, 3, 4, 5, 6, 7, 8] {
             let packer = BoardPacker::new(per_side);
             let index = Index::for_pits(per_side);
             for seeds in 0..=12 {

@@ -399,12 +399,6 @@ impl Cells<'_> {
             .map(|byte| (byte >> shift) & 0xF)
     }
 
-    /// Board i's nibble now (other threads may change it at any moment).
-    #[inline]
-    fn nibble(&self, i: u64) -> u8 {
-        (self.nibbles[(i / 2) as usize].load(Relaxed) >> (4 * (i & 1))) & 0xF
-    }
-
     /// Board i's value byte.
     #[inline]
     fn value(&self, i: u64) -> &AtomicI8 {
@@ -801,17 +795,23 @@ impl<'a> ParentBatch<'a> {
 
     /// True when one more decided board may go onto the list (taking a grant of
     /// [`LIST_GRANT`] entries from the shared allowance when this task has none).
+    #[inline(always)]
     fn may_list(&mut self) -> bool {
-        if self.granted == 0 {
-            self.granted = self
-                .room
-                .fetch_update(Relaxed, Relaxed, |r| Some(r.saturating_sub(LIST_GRANT)))
-                .map_or(0, |r| r.min(LIST_GRANT));
-            if self.granted > 0 {
-                // Room for the whole grant: no copying as the list grows
-                // (what is left unused is given back when the task ends).
-                self.lists.push(Vec::with_capacity(self.granted));
-            }
+        self.granted > 0 || self.take_grant()
+    }
+
+    /// Takes a grant from the shared allowance, if any is left; true if so.
+    #[cold]
+    #[inline(never)]
+    fn take_grant(&mut self) -> bool {
+        self.granted = self
+            .room
+            .fetch_update(Relaxed, Relaxed, |r| Some(r.saturating_sub(LIST_GRANT)))
+            .map_or(0, |r| r.min(LIST_GRANT));
+        if self.granted > 0 {
+            // Room for the whole grant: no copying as the list grows
+            // (what is left unused is given back when the task ends).
+            self.lists.push(Vec::with_capacity(self.granted));
         }
         self.granted > 0
     }
@@ -832,7 +832,7 @@ impl<'a> ParentBatch<'a> {
 
     /// The list entry of `parent` when it goes onto a list if decided: it
     /// packs, and the allowance lasts.
-    #[inline]
+    #[inline(always)]
     fn entry(&mut self, parent: &Board, lost: bool) -> Option<u64> {
         let packed = self.packer.pack(parent)?;
         self.may_list()
@@ -867,24 +867,16 @@ impl<'a> ParentBatch<'a> {
                 // One more quiet child in W; when none is left and the captures
                 // give at most -k, the parent loses k (and a capture reaches
                 // that value when B(q) is exactly -k). B(q) is read only then:
-                // most updates touch the nibble alone, and the entry is made
-                // only for a parent whose counter reads 1 (if another thread
-                // brings it to 1 meanwhile, the parent is marked instead).
-                let listed = if cells.nibble(q) == 1 {
-                    self.entry(&parent, true)
-                } else {
-                    None
-                };
-                let decided_nibble = if listed.is_some() {
-                    DONE
-                } else {
-                    self.next_mark
-                };
+                // most updates touch the nibble alone. The parent is marked;
+                // when it can be listed instead, its mark becomes DONE (an OR on
+                // the byte just swapped: marks of the next generation are not
+                // looked for before this generation ends).
+                let mark = self.next_mark;
                 let old = cells.update_nibble(q, |n| match n {
                     1 => {
                         let best = cells.value(q).load(Relaxed);
                         Some(if best <= -k {
-                            with_free(decided_nibble, best == -k)
+                            with_free(mark, best == -k)
                         } else {
                             0
                         })
@@ -896,6 +888,10 @@ impl<'a> ParentBatch<'a> {
                 // thread writes q's value after that swap.
                 if old == Some(1) && cells.value(q).load(Relaxed) <= -k {
                     cells.value(q).store(-k, Relaxed);
+                    let listed = self.entry(&parent, true);
+                    if listed.is_some() {
+                        cells.set_done(q, mark);
+                    }
                     self.decided(q, listed);
                     self.losses += 1;
                 }
