@@ -38,15 +38,16 @@
 //! A board found by a mark must be unranked before its parents can be made,
 //! and unranking costs more than all the rest of a visit. Boards decided during
 //! propagation are found by un-moving a child, so their board is at hand: they
-//! go onto a list of the next generation instead, their nibble set straight to
+//! go onto a list of the next generation instead, their nibble set to
 //! [`DONE`]: one `u64` each, the board packed ([`BoardPacker`]) and the top
 //! bit set when it is lost (a board with a pit too full to pack is marked).
 //! The lists of one generation may hold at most
 //! [`LIST_SHARE`] of the level's boards (8 bytes each; fewer when the memory
 //! budget asks, see [`solve_level_within`]), taken by tasks in
 //! grants of [`LIST_GRANT`] entries whose unused rest goes back when the task
-//! ends; past that, decisions fall back to marks (at level 21 of 6-pit awari,
-//! none did). Boards seeded from `B` are found by a sweep over the indices and
+//! ends; past that, decisions fall back to marks (the largest generations of
+//! a level overflow; the values are the same, see the tests with short lists).
+//! Boards seeded from `B` are found by a sweep over the indices and
 //! keep using marks; those are found in index order, so the next one is
 //! reached by stepping the level's iterator when it is near ([`Walker`]).
 //!
