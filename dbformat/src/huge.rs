@@ -267,4 +267,18 @@ mod tests {
         assert!(empty.as_i8().is_empty() && empty.as_atomic_u64().is_empty());
         assert!(Values::try_zeroed(0).unwrap().is_empty());
     }
+
+    #[test]
+    fn shrinking_keeps_the_start() {
+        let mut array = HugeArray::zeroed(3 << 20);
+        for (i, b) in array.iter_mut().enumerate() {
+            *b = (i % 251) as u8;
+        }
+        array.shrink(1_000_003);
+        assert_eq!(array.len(), 1_000_003);
+        assert!(array.iter().enumerate().all(|(i, &b)| b == (i % 251) as u8));
+        assert_eq!(array.as_u64().len(), 1_000_003 / 8);
+        array.shrink(0);
+        assert!(array.is_empty() && array.as_u64().is_empty());
+    }
 }

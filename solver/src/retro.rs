@@ -29,20 +29,22 @@
 //! - "Free": whether p's value is `B(p)`, so that a capture reaches it and the
 //!   level file may store a lower bound instead ([`awari_dbformat::file::bounds`]).
 //!   It is known when p is decided (a board seeded from `B`, except one without
-//!   moves; a loss whose `B` is exactly `-k`; a 0 whose `B` is 0) and lost once
-//!   the value byte is overwritten, so the decided codes keep it: each of
-//!   `DONE` and the two marks has a free twin with bit 2 clear ([`FREE_BIT`]).
-//!   The decided codes are 9..=15, the undecided ones 0..=8.
+//!   moves; a loss whose `B` is exactly `-k`) and lost once the value byte is
+//!   overwritten, so the decided codes keep it: each of `DONE` and the two
+//!   marks has a free twin with bit 2 clear ([`FREE_BIT`]). The decided codes
+//!   are 9..=15, the undecided ones 0..=8. A board left undecided (value 0)
+//!   is free when its byte, `B`, is 0.
 //!
 //! ## Frontier lists
 //! A board found by a mark must be unranked before its parents can be made,
 //! and unranking costs more than all the rest of a visit. Boards decided during
 //! propagation are found by un-moving a child, so their board is at hand: they
 //! go onto a list of the next generation instead, their nibble set to
-//! [`DONE`]: one `u64` each, the board packed ([`BoardPacker`]) and the top
-//! bit set when it is lost (a board with a pit too full to pack is marked).
-//! The lists of one generation may hold at most
-//! [`LIST_SHARE`] of the level's boards (8 bytes each; fewer when the memory
+//! [`DONE`] or its free twin (a loss is marked by the swap that decides it,
+//! then turned to `DONE` by an OR once listed): one `u64` each, the board
+//! packed ([`BoardPacker`]) and the top bit set when it is lost (a board with
+//! a pit too full to pack is marked). The lists of one generation may hold at
+//! most one board in [`LIST_SHARE`] of the level (8 bytes each; fewer when the memory
 //! budget asks, see [`solve_level_within`]), taken by tasks in
 //! grants of [`LIST_GRANT`] entries whose unused rest goes back when the task
 //! ends; past that, decisions fall back to marks (the largest generations of
@@ -101,8 +103,9 @@ const CHUNK: usize = 1 << 16;
 
 /// The share of a level's boards the frontier lists of one generation may hold
 /// when memory allows (see [`default_list_entries`]): 0.25 bytes per board
-/// for two generations. At level 22 of 6-pit awari, lists half this long
-/// solved as fast, and none at all took 1.5 times as long.
+/// for two generations. At level 22 of 6-pit awari, lists twice this long
+/// solved no faster (44.1 s against 41.4 s), and none at all took 1.5 times
+/// as long.
 pub const LIST_SHARE: u64 = 64;
 /// The bytes of one frontier list entry (a board and whether it is lost).
 pub const LIST_ENTRY_BYTES: u64 = std::mem::size_of::<u64>() as u64;
@@ -144,7 +147,7 @@ pub struct Stage {
     pub losses: u64,
     /// Generations of propagation at this stage (the longest chain of decisions).
     pub generations: u32,
-    /// Seconds the stage took: seeding, and propagation.
+    /// Seconds of seeding (finding the boards whose captures decide them).
     #[serde(default)]
     pub seeding_seconds: f64,
     /// Seconds of propagation.
@@ -606,8 +609,10 @@ fn run_stage(
                         let start = block * BLOCK;
                         let end = (start + BLOCK).min(state.size);
                         // Marked boards of the block. Other threads may change the
-                        // nibble bytes meanwhile, but never a marked nibble (they
-                        // only touch undecided boards), so one load per byte is enough.
+                        // nibble bytes meanwhile, but never a nibble with this
+                        // generation's mark (they touch undecided boards, and
+                        // turn their own new marks of the next generation to
+                        // DONE), so one load per byte is enough.
                         let marked = (start / 2..end.div_ceil(2)).flat_map(|b| {
                             let byte = cells.nibbles[b as usize].load(Relaxed);
                             [(2 * b, byte & 0xF), (2 * b + 1, byte >> 4)]
@@ -805,6 +810,11 @@ impl<'a> ParentBatch<'a> {
     #[cold]
     #[inline(never)]
     fn take_grant(&mut self) -> bool {
+        // Once the allowance is spent, every decision comes here: a plain read
+        // keeps the shared counter's line unwritten (and uncontended) then.
+        if self.room.load(Relaxed) == 0 {
+            return false;
+        }
         self.granted = self
             .room
             .fetch_update(Relaxed, Relaxed, |r| Some(r.saturating_sub(LIST_GRANT)))
@@ -846,7 +856,8 @@ impl<'a> ParentBatch<'a> {
         let parents = std::mem::take(&mut self.parents);
         for &(q, parent, child_in_loss) in &parents {
             // A board decided here is listed (nibble DONE: it needs no finding)
-            // while the allowance lasts, else marked for the next generation.
+            // when it packs and the allowance lasts, else marked for the next
+            // generation.
             if child_in_loss {
                 // The parent can move into a lost position: it wins k. (It is
                 // nearly always undecided, so its entry is made beforehand.)

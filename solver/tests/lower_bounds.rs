@@ -54,6 +54,10 @@ fn free_bits_mark_exactly_the_boards_a_capture_resolves() {
         // Without frontier lists, boards are decided through marks instead.
         check_free_bits(rules, &solve_levels_within(rules, 10, Some(0)));
     }
+    // With 8 pits a side, boards with a pit of 8 or 9 seeds do not pack for
+    // the lists (3 bits a pit) and are marked: their free bits too.
+    let rules = Rules::new(RuleSet::Awari, 8).unwrap();
+    check_free_bits(rules, &solve_levels_within(rules, 9, None));
 }
 
 #[test]
