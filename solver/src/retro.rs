@@ -47,8 +47,8 @@
 //! most one board in [`LIST_SHARE`] of the level (8 bytes each; fewer when the memory
 //! budget asks, see [`solve_level_within`]), taken by tasks in
 //! grants of [`LIST_GRANT`] entries whose unused rest goes back when the task
-//! ends; past that, decisions fall back to marks (the largest generations of
-//! a level overflow; the values are the same, see the tests with short lists).
+//! ends; past that, decisions fall back to marks (slower, and the values are
+//! the same: see the tests with short lists).
 //! Boards seeded from `B` are found by a sweep over the indices and
 //! keep using marks; those are found in index order, so the next one is
 //! reached by stepping the level's iterator when it is near ([`Walker`]).
