@@ -198,6 +198,17 @@ impl Board {
         self.mover_row_mask() << (8 * u32::from(self.per_side))
     }
 
+    /// True when `other` has the same opponent's row as this board (one
+    /// comparison of packed pits, for hot loops).
+    ///
+    /// # Panics
+    /// In debug builds, when the boards have other numbers of pits per side.
+    #[inline]
+    pub fn same_opponent_row(&self, other: &Board) -> bool {
+        debug_assert_eq!(self.per_side, other.per_side);
+        (self.packed() ^ other.packed()) & self.opponent_row_mask() == 0
+    }
+
     /// The board in the notation [`Board::from_str`] reads: `1 1 1 1 1 2 / 4 2 3 0 0 0`.
     pub fn to_notation(&self) -> String {
         let row = |r: &[u8]| {
@@ -397,6 +408,19 @@ mod tests {
         assert!(lines[0].trim_start().starts_with('f'));
         assert!(lines[1].contains("[11][ 0][ 0][ 9][ 8][ 7]"));
         assert!(lines[2].contains("[ 1][ 2][ 3][ 4][ 5][ 6]"));
+    }
+
+    #[test]
+    fn same_opponent_row_looks_at_the_opponent_row_only() {
+        let b: Board = "1 2 3 4 5 6 / 7 8 9 0 0 11".parse().unwrap();
+        let mover_differs: Board = "0 0 0 4 5 6 / 7 8 9 0 0 11".parse().unwrap();
+        let opponent_differs: Board = "1 2 3 4 5 6 / 7 8 9 0 1 10".parse().unwrap();
+        assert!(b.same_opponent_row(&b) && b.same_opponent_row(&mover_differs));
+        assert!(!b.same_opponent_row(&opponent_differs));
+        assert_eq!(
+            b.same_opponent_row(&b.swapped()),
+            b.opponent_row() == b.swapped().opponent_row()
+        );
     }
 
     #[test]

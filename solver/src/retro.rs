@@ -772,9 +772,21 @@ impl<'a> ParentBatch<'a> {
     /// applies the batch when it is full.
     #[inline]
     fn tell_parents_of(&mut self, rules: Rules, index: &Index, child: &Board, lost: bool) {
+        // A parent whose move sowed only its own row has the opponent's row
+        // of `after` (the child seen from the parent's side), so the larger
+        // part of its index is found once per child (`Index::opponent_part`;
+        // `None`: a full opponent row, no such parent is stored).
+        let after = child.swapped();
+        let mut shared: Option<Option<u64>> = None;
         rules.for_each_unmove(child, |parent, _pit| {
-            // A parent with a full opponent row is not stored.
-            if let Some(q) = index.rank(&parent) {
+            let q = if parent.same_opponent_row(&after) {
+                (*shared.get_or_insert_with(|| index.opponent_part(&after)))
+                    .map(|opponent| opponent + index.mover_part(&parent))
+            } else {
+                // A parent with a full opponent row is not stored.
+                index.rank(&parent)
+            };
+            if let Some(q) = q {
                 self.push(q, parent, lost);
             }
         });
