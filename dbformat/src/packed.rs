@@ -9,6 +9,21 @@
 
 use crate::board::{Board, MAX_BOARD_PITS};
 
+/// `f::<W>(arg)` with `W` the packer's width (3 to 8) as a constant of the
+/// code: one predictable branch per call instead of shifts by a variable.
+macro_rules! at_width {
+    ($width:expr, $f:ident($arg:expr)) => {
+        match $width {
+            3 => $f::<3>($arg),
+            4 => $f::<4>($arg),
+            5 => $f::<5>($arg),
+            6 => $f::<6>($arg),
+            7 => $f::<7>($arg),
+            _ => $f::<8>($arg),
+        }
+    };
+}
+
 /// Packs and unpacks the boards of one number of pits per side.
 ///
 /// Pit `k` goes to bits `w k .. w (k + 1)`, `w` bits a pit. Both directions
@@ -62,14 +77,7 @@ impl BoardPacker {
         if x & !(((1 << self.width) - 1) * ONES) != 0 {
             return None;
         }
-        Some(match self.width {
-            3 => pack::<3>(x),
-            4 => pack::<4>(x),
-            5 => pack::<5>(x),
-            6 => pack::<6>(x),
-            7 => pack::<7>(x),
-            _ => pack::<8>(x),
-        })
+        Some(at_width!(self.width, pack(x)))
     }
 
     /// The board that [`BoardPacker::pack`] made `bits` from; the top bit is
@@ -77,14 +85,7 @@ impl BoardPacker {
     #[inline]
     pub fn unpack(&self, bits: u64) -> Board {
         let bits = bits & !Self::SPARE_BIT;
-        let x = match self.width {
-            3 => unpack::<3>(bits),
-            4 => unpack::<4>(bits),
-            5 => unpack::<5>(bits),
-            6 => unpack::<6>(bits),
-            7 => unpack::<7>(bits),
-            _ => unpack::<8>(bits),
-        };
+        let x = at_width!(self.width, unpack(bits));
         // (Pits beyond 2P were zero when packed, so they come back zero.)
         Board::from_packed(x, self.per_side)
     }
