@@ -156,10 +156,17 @@ impl Board {
         // A zero byte among the opponent's: `(x - 1) & !x` has the high bit of
         // the lowest zero byte set (the classic test); bytes outside the row are
         // made non-zero first, and a borrow only ever starts at a zero byte.
+        Board::stored_packed(self.packed(), u32::from(self.per_side))
+    }
+
+    /// [`Board::is_stored`] of the packed board `packed` ([`Board::packed`])
+    /// with `per_side` pits per side.
+    #[inline]
+    pub(crate) fn stored_packed(packed: u128, per_side: u32) -> bool {
         const ONES: u128 = u128::from_le_bytes([0x01; 16]);
         const HIGH: u128 = u128::from_le_bytes([0x80; 16]);
-        let row = self.opponent_row_mask();
-        let x = (self.packed() & row) | (ONES & !row);
+        let row = ((1u128 << (8 * per_side)) - 1) << (8 * per_side);
+        let x = (packed & row) | (ONES & !row);
         x.wrapping_sub(ONES) & !x & HIGH != 0
     }
 

@@ -487,18 +487,19 @@ impl Iterator for LevelIter {
         self.left -= 1;
         let current = self.board;
         if self.left > 0 {
-            let p = current.per_side() as usize;
-            let mut pits = *current.array();
-            step(&mut pits, 2 * p);
+            // On the packed word, in registers: stepping the pits byte by byte
+            // and then copying the board out read the bytes back as one word
+            // before they had reached the cache (a store-forwarding stall).
+            let p = u32::from(current.per_side());
+            let mover_row = (1u128 << (8 * p)) - 1;
+            let mut pits = step_packed(current.packed());
             // Landing on a board whose opponent row is full (always with the mover's
             // seeds all in pit 0): jump past every mover arrangement of that row.
-            while pits[p..2 * p].iter().all(|&s| s > 0) {
-                let mover: u8 = pits[..p].iter().sum();
-                pits[..p].fill(0);
-                pits[p - 1] = mover;
-                step(&mut pits, 2 * p);
+            while !Board::stored_packed(pits, p) {
+                let mover = pits & mover_row;
+                pits = step_packed((pits ^ mover) | (mover << (8 * (p - 1))));
             }
-            self.board = Board::from_array(pits, current.per_side());
+            self.board = Board::from_packed(pits, current.per_side());
         }
         Some(current)
     }
@@ -507,6 +508,17 @@ impl Iterator for LevelIter {
         let left = usize::try_from(self.left).unwrap_or(usize::MAX);
         (left, Some(left))
     }
+}
+
+/// [`step`] on a packed board (pit `k` in byte `k`, every pit below 128
+/// seeds). The caller guarantees a next arrangement exists.
+#[inline]
+fn step_packed(pits: u128) -> u128 {
+    debug_assert!(pits != 0, "a board with seeds");
+    let shift = pits.trailing_zeros() & !7; // the lowest non-empty pit's byte
+    let seeds = (pits >> shift) & 0xFF;
+    // Empty it, one seed into the pit above, the rest into pit 0.
+    pits - (seeds << shift) + (1 << (shift + 8)) + (seeds - 1)
 }
 
 /// The next arrangement of the same seeds over `len` pits in the index order:
@@ -656,9 +668,9 @@ mod tests {
 
     #[test]
     fn iterator_matches_unrank_and_counts_small_levels() {
-        for p in [2u8, 3, 6] {
+        for (p, most) in [(2u8, 12), (3, 10), (4, 8), (6, 7), (8, 5)] {
             let ix = Index::for_pits(p);
-            for n in 0..=7 {
+            for n in 0..=most {
                 let boards: Vec<Board> = ix.boards(n).collect();
                 assert_eq!(boards.len() as u64, ix.level_size(n));
                 for (i, b) in boards.iter().enumerate() {

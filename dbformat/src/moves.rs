@@ -41,10 +41,18 @@ impl Move {
     /// child's mover: `captured - child` (or `captured + child` when the turn stays).
     #[inline]
     pub fn value(&self, child: Score) -> Score {
-        let c = self.captured as i8;
-        match self.turn {
-            Turn::Passes => Score::new(c - child.get()),
-            Turn::Stays => Score::new(c + child.get()),
+        self.gain().value(child)
+    }
+
+    /// What [`Move::value`] needs of this move besides the child's score, in
+    /// two bytes: for code that keeps many moves waiting while their
+    /// children's scores are fetched (copying whole moves, child board
+    /// included, cost such loops more than the rest of keeping them).
+    #[inline]
+    pub fn gain(&self) -> Gain {
+        Gain {
+            captured: self.captured as i8,
+            stays: self.turn == Turn::Stays,
         }
     }
 
@@ -57,6 +65,29 @@ impl Move {
     /// The pit as a letter of the mover's row (`A`..).
     pub fn label(&self) -> char {
         pit_label(self.pit as usize, self.child.per_side() as usize)
+    }
+}
+
+/// A move's value as a function of its child's score ([`Move::gain`]): the
+/// seeds it captured and who moves next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Gain {
+    captured: i8,
+    /// The turn stays with the mover (a grand slam under `grand-slam-replay`).
+    stays: bool,
+}
+
+impl Gain {
+    /// The move's value for the mover when its child is worth `child` to the
+    /// child's mover, as [`Move::value`].
+    #[inline]
+    pub fn value(self, child: Score) -> Score {
+        let c = self.captured;
+        Score::new(if self.stays {
+            c + child.get()
+        } else {
+            c - child.get()
+        })
     }
 }
 
@@ -376,16 +407,18 @@ impl Rules {
                 let candidate = Board::from_packed(parent, self.pits());
                 let k = sowing.last(pit, sown);
                 let may_capture = k >= p && matches!(pit_of(after, k), 2 | 3);
-                if feeds && !may_capture {
-                    visit(candidate, pit);
-                    continue;
-                }
-                // A last seed making 2 or 3 in the opponent's row captures, except
-                // in a grand slam under abapa (which captures nothing).
-                if may_capture && self.set() != RuleSet::Abapa {
-                    continue;
-                }
-                if self.quiet_child(&candidate, pit) == Some(*board) {
+                // (One call of `visit`, so that it is inlined here: called apart,
+                // the board goes through memory and stalls the store buffer.)
+                let is_parent = if feeds && !may_capture {
+                    true
+                } else if may_capture && self.set() != RuleSet::Abapa {
+                    // A last seed making 2 or 3 in the opponent's row captures,
+                    // except in a grand slam under abapa (which captures nothing).
+                    false
+                } else {
+                    self.quiet_child(&candidate, pit) == Some(*board)
+                };
+                if is_parent {
                     visit(candidate, pit);
                 }
             }

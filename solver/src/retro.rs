@@ -65,7 +65,7 @@ use std::sync::atomic::{AtomicI8, AtomicU16, AtomicU64, AtomicU8, AtomicUsize, O
 
 use awari_dbformat::cache::prefetch;
 use awari_dbformat::huge::{Generations, HugeArray, Values};
-use awari_dbformat::{Board, BoardPacker, Index, LevelIter, Move, MoveList, Rules, Score};
+use awari_dbformat::{Board, BoardPacker, Gain, Index, LevelIter, MoveList, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -422,9 +422,10 @@ fn init(
     progress.set_message("captures");
     state.chunks().for_each(|(c, (values, nibbles))| {
         let start = (c * CHUNK) as u64;
-        // Capture values waiting for their lower-level byte: (board in chunk, the
-        // move, the child's value byte). See `ParentBatch` for why in batches.
-        let mut pending: Vec<(usize, Move, &i8)> = Vec::with_capacity(2 * INIT_BATCH);
+        // Capture values waiting for their lower-level byte: (board in chunk,
+        // what the capture adds, the child's value byte). See `ParentBatch`
+        // for why in batches.
+        let mut pending: Vec<(u32, Gain, &i8)> = Vec::with_capacity(2 * INIT_BATCH);
         let mut captures = MoveList::new();
         for (k, board) in index
             .boards_from(seeds, start)
@@ -440,7 +441,7 @@ fn init(
             for m in captures.iter() {
                 let slot = lower.slot(&m.child);
                 prefetch(slot);
-                pending.push((k, *m, slot));
+                pending.push((k as u32, m.gain(), slot));
             }
             values[k].store(best, Relaxed);
             // Two boards share a byte; the even one comes first in the chunk.
@@ -459,11 +460,12 @@ fn init(
 const INIT_BATCH: usize = 32;
 
 /// Folds each pending capture's value into `B` of its board.
-fn resolve_captures(pending: &mut Vec<(usize, Move, &i8)>, values: &[AtomicI8]) {
-    for &(k, m, slot) in pending.iter() {
-        let value = m.value(Score::new(*slot)).get();
-        if value > values[k].load(Relaxed) {
-            values[k].store(value, Relaxed);
+fn resolve_captures(pending: &mut Vec<(u32, Gain, &i8)>, values: &[AtomicI8]) {
+    for &(k, gain, slot) in pending.iter() {
+        let value = gain.value(Score::new(*slot)).get();
+        let best = &values[k as usize];
+        if value > best.load(Relaxed) {
+            best.store(value, Relaxed);
         }
     }
     pending.clear();
@@ -772,14 +774,19 @@ impl<'a> ParentBatch<'a> {
     /// applies the batch when it is full.
     #[inline]
     fn tell_parents_of(&mut self, rules: Rules, index: &Index, child: &Board, lost: bool) {
-        // A parent whose move sowed only its own row has the opponent's row
-        // of `after` (the child seen from the parent's side), so the larger
-        // part of its index is found once per child (`Index::opponent_part`;
-        // `None`: a full opponent row, no such parent is stored).
+        // A parent whose move sowed only its own row (its last seed landed
+        // before pit P) has the opponent's row of `after` (the child seen from
+        // the parent's side), so the larger part of its index is found once
+        // per child (`Index::opponent_part`; `None`: a full opponent row, no
+        // such parent is stored). (Told by the pit and the seeds it held, not
+        // by comparing rows: cheaper, and it reads no board from memory.)
         let after = child.swapped();
+        let per_side = usize::from(rules.pits());
         let mut shared: Option<Option<u64>> = None;
-        rules.for_each_unmove(child, |parent, _pit| {
-            let q = if parent.same_opponent_row(&after) {
+        rules.for_each_unmove(child, |parent, pit| {
+            let own_row_only = pit + usize::from(parent.pit(pit)) < per_side;
+            debug_assert_eq!(own_row_only, parent.same_opponent_row(&after));
+            let q = if own_row_only {
                 (*shared.get_or_insert_with(|| index.opponent_part(&after)))
                     .map(|opponent| opponent + index.mover_part(&parent))
             } else {

@@ -36,7 +36,7 @@ use rayon::prelude::*;
 use crate::board::Board;
 use crate::cache::prefetch;
 use crate::index::Index;
-use crate::moves::{Move, MoveList};
+use crate::moves::{Gain, MoveList};
 use crate::rules::Rules;
 use crate::score::Score;
 
@@ -186,8 +186,8 @@ pub fn resolve_level_in<'a>(
         .enumerate()
         .for_each(|(c, chunk)| {
             let start = first + (c * RESOLVE_CHUNK) as u64;
-            // (board in chunk, capture, the child's score byte)
-            let mut pending: Vec<(usize, Move, &'a i8)> = Vec::with_capacity(2 * RESOLVE_BATCH);
+            // (board in chunk, what the capture adds, the child's score byte)
+            let mut pending: Vec<(u32, Gain, &'a i8)> = Vec::with_capacity(2 * RESOLVE_BATCH);
             let mut captures = MoveList::new();
             let boards = index.boards_from(seeds, start).take(chunk.len());
             for (k, board) in boards.enumerate() {
@@ -197,7 +197,7 @@ pub fn resolve_level_in<'a>(
                     let i = index.rank(&m.child).expect("a capture's child is stored");
                     let slot = &level[i as usize];
                     prefetch(slot);
-                    pending.push((k, *m, slot));
+                    pending.push((k as u32, m.gain(), slot));
                 }
                 if pending.len() >= RESOLVE_BATCH {
                     raise_to_captures(&mut pending, chunk);
@@ -212,9 +212,10 @@ pub fn resolve_level_in<'a>(
 const RESOLVE_BATCH: usize = 32;
 
 /// Raises each pending board's value to its capture's value.
-fn raise_to_captures(pending: &mut Vec<(usize, Move, &i8)>, values: &mut [i8]) {
-    for &(k, m, slot) in pending.iter() {
-        values[k] = values[k].max(m.value(Score::new(*slot)).get());
+fn raise_to_captures(pending: &mut Vec<(u32, Gain, &i8)>, values: &mut [i8]) {
+    for &(k, gain, slot) in pending.iter() {
+        let value = &mut values[k as usize];
+        *value = (*value).max(gain.value(Score::new(*slot)).get());
     }
     pending.clear();
 }
@@ -262,7 +263,7 @@ impl BoundChooser {
             .iter()
             .map(|r| (r.start, &scores[r.start as usize..r.end as usize]))
             .collect();
-        let (_, counts) = shape.count(id, &sample);
+        let (_, counts) = shape.count(id, &sample[..]);
         let mut best: Vec<u8> = (0..shape.contexts())
             .flat_map(|_| 0..alphabet as u8)
             .collect();
