@@ -20,7 +20,8 @@ use std::fmt;
 
 use super::ans::AnsModel;
 use super::context::{
-    pack, symbol, unpack, walk, Counts, NextSymbol, Shape, MAX_MODEL_BYTES, PIT0_CLASSES,
+    pack, symbol, unpack, walk, Counts, NextSymbol, Shape, TrainingBlocks, MAX_MODEL_BYTES,
+    PIT0_CLASSES,
 };
 use super::layout::{COMPRESSION_NONE, COMPRESSION_ZSTD};
 use super::{zstd_ctx, LevelId};
@@ -303,9 +304,13 @@ impl Model {
     }
 
     /// A context-rank model with `neighbours` neighbours (and pit 0) learnt
-    /// from whole blocks `(first board, values)` of level `id`. Every value must
+    /// from whole blocks of level `id` ([`TrainingBlocks`]). Every value must
     /// lie in `-seeds..=seeds` (the writer checks before calling).
-    pub fn train(id: LevelId, neighbours: usize, blocks: &[(u64, &[i8])]) -> Model {
+    pub fn train<'b>(
+        id: LevelId,
+        neighbours: usize,
+        blocks: &(impl TrainingBlocks<'b> + ?Sized),
+    ) -> Model {
         let shape = Shape::new(id, neighbours, PIT0_CLASSES);
         let counts = shape.count(id, blocks);
         Model::ContextRank(RankModel::from_counts(shape, &counts))
@@ -314,7 +319,11 @@ impl Model {
     /// A context-ans model, learnt as [`Model::train`] learns a context-rank
     /// one. Probabilities need more training data than orders: give it many
     /// blocks (the writer gives it the whole level when it has it).
-    pub fn train_ans(id: LevelId, neighbours: usize, blocks: &[(u64, &[i8])]) -> Model {
+    pub fn train_ans<'b>(
+        id: LevelId,
+        neighbours: usize,
+        blocks: &(impl TrainingBlocks<'b> + ?Sized),
+    ) -> Model {
         let shape = Shape::new(id, neighbours, PIT0_CLASSES);
         let counts = shape.count(id, blocks);
         Model::ContextAns(AnsModel::from_counts(shape, &counts))
@@ -324,7 +333,11 @@ impl Model {
     /// neighbours from 1 to `most`, from one count over the blocks (with
     /// `most` neighbours, narrowed exactly for the others by
     /// `Shape::narrow_counts`).
-    pub fn train_all(id: LevelId, most: usize, blocks: &[(u64, &[i8])]) -> Vec<(Model, Model)> {
+    pub fn train_all<'b>(
+        id: LevelId,
+        most: usize,
+        blocks: &(impl TrainingBlocks<'b> + ?Sized),
+    ) -> Vec<(Model, Model)> {
         let widest = Shape::new(id, most, PIT0_CLASSES);
         let counts = widest.count(id, blocks);
         (1..=most)
@@ -694,7 +707,11 @@ mod tests {
         };
         let v = values(id);
         for neighbours in 1..=3 {
-            let model = Model::train(id, neighbours, &[(0, &v[..1000]), (5000, &v[5000..7000])]);
+            let model = Model::train(
+                id,
+                neighbours,
+                &[(0, &v[..1000]), (5000, &v[5000..7000])][..],
+            );
             let model = Model::parse(Encoding::ContextRank, id, &model.to_bytes()).unwrap();
             for start in [0u64, 1000, 30000] {
                 let end = (start as usize + 1500).min(v.len());
@@ -716,14 +733,14 @@ mod tests {
             seeds: 4,
         };
         let v = values(id);
-        let bytes = Model::train(id, 2, &[(0, &v)]).to_bytes();
+        let bytes = Model::train(id, 2, &[(0, &v[..])][..]).to_bytes();
         assert!(Model::parse(Encoding::ContextRank, id, &bytes[..bytes.len() - 1]).is_err());
         let other = LevelId { seeds: 5, ..id };
         assert!(Model::parse(Encoding::ContextRank, other, &bytes).is_err());
         assert!(Model::parse(Encoding::Raw, id, &bytes).is_err());
         assert!(Model::parse(Encoding::ContextRank, id, &[]).is_err());
         assert!(Model::parse(Encoding::ContextAns, id, &bytes).is_err());
-        let ans = Model::train_ans(id, 3, &[(0, &v)]).to_bytes();
+        let ans = Model::train_ans(id, 3, &[(0, &v[..])][..]).to_bytes();
         assert!(Model::parse(Encoding::ContextAns, id, &ans).is_ok());
         assert!(Model::parse(Encoding::ContextAns, id, &ans[..ans.len() - 1]).is_err());
         assert!(Model::parse(Encoding::ContextRank, id, &ans).is_err());
@@ -741,8 +758,8 @@ mod tests {
         for model in [
             Model::Raw,
             Model::train(id, 3, &blocks[..20]),
-            Model::train_ans(id, 1, &blocks),
-            Model::train_ans(id, 3, &blocks),
+            Model::train_ans(id, 1, &blocks[..]),
+            Model::train_ans(id, 3, &blocks[..]),
         ] {
             let model = Model::parse(model.encoding(), id, &model.to_bytes()).unwrap();
             // Whole blocks, and (context-ans only) segments of 1, 99 and 250.

@@ -18,6 +18,7 @@
 //! merely equal the value are not enough (a move-to-front over neighbours does
 //! worse than the raw bytes): the gain comes from per-context statistics.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use rayon::prelude::*;
@@ -253,6 +254,13 @@ impl Tally {
     /// Counts symbol `s` in context `ctx`.
     #[inline]
     fn add(&mut self, ctx: usize, s: u8) {
+        let row = self.row(ctx);
+        self.counts[row * self.alphabet + usize::from(s)] += 1;
+    }
+
+    /// The row of context `ctx`, made when it is first seen.
+    #[inline]
+    fn row(&mut self, ctx: usize) -> usize {
         let mut row = self.row_of[ctx];
         if row == Self::UNSEEN {
             row = self.contexts.len() as u32;
@@ -260,7 +268,18 @@ impl Tally {
             self.contexts.push(ctx);
             self.counts.resize(self.counts.len() + self.alphabet, 0);
         }
-        self.counts[row as usize * self.alphabet + usize::from(s)] += 1;
+        row as usize
+    }
+
+    /// Adds the counts of `other` to these.
+    fn merge(mut self, other: Tally) -> Tally {
+        for (ctx, counts) in other.rows() {
+            let row = self.row(ctx) * self.alphabet;
+            for (x, &y) in self.counts[row..row + self.alphabet].iter_mut().zip(counts) {
+                *x += y;
+            }
+        }
+        self
     }
 
     /// Every context seen, with its row of counts.
@@ -274,6 +293,57 @@ impl Tally {
 
 /// Symbol counts: overall, and per context.
 pub(crate) type Counts = (Vec<u64>, HashMap<usize, Vec<u64>>);
+
+/// Whole blocks of a level's values that a model learns from, in a fixed
+/// order: `(first board, values)` slices already in memory, or [`LazyBlocks`],
+/// made one at a time while they are counted (so that a sample of many
+/// blocks need not be held at once).
+pub trait TrainingBlocks<'v>: Sync {
+    /// The number of blocks.
+    fn len(&self) -> usize;
+
+    /// True when there is no block.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Block `i` (below [`TrainingBlocks::len`]): its first board and its values.
+    fn block(&self, i: usize) -> (u64, Cow<'v, [i8]>);
+}
+
+impl<'v> TrainingBlocks<'v> for [(u64, &'v [i8])] {
+    fn len(&self) -> usize {
+        <[_]>::len(self)
+    }
+
+    fn block(&self, i: usize) -> (u64, Cow<'v, [i8]>) {
+        let (start, values) = self[i];
+        (start, Cow::Borrowed(values))
+    }
+}
+
+/// Blocks given by their board ranges and made on demand by `values_of`
+/// (for instance chosen from a level's scores), dropped once counted.
+pub struct LazyBlocks<F> {
+    /// The blocks' board ranges.
+    pub ranges: Vec<std::ops::Range<u64>>,
+    /// The values of the boards of a range.
+    pub values_of: F,
+}
+
+impl<'v, F> TrainingBlocks<'v> for LazyBlocks<F>
+where
+    F: Fn(std::ops::Range<u64>) -> Cow<'v, [i8]> + Sync,
+{
+    fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    fn block(&self, i: usize) -> (u64, Cow<'v, [i8]>) {
+        let range = self.ranges[i].clone();
+        (range.start, (self.values_of)(range))
+    }
+}
 
 /// What a context is made of, for one level.
 #[derive(Clone)]
@@ -452,25 +522,28 @@ impl Shape {
         out
     }
 
-    /// Symbol counts per context (and overall) over whole blocks `(first
-    /// board, values)` of level `id`, counted in parallel.
+    /// Symbol counts per context (and overall) over whole blocks of level
+    /// `id`, counted in parallel.
     ///
     /// Each task counts a share of the blocks into a [`Tally`] (rows found by
     /// an array indexed by context, not by hashing: counting is most of the
     /// time it takes to train a model); the tallies are then added up.
-    pub fn count(&self, id: LevelId, blocks: &[(u64, &[i8])]) -> Counts {
+    pub fn count<'b>(&self, id: LevelId, blocks: &(impl TrainingBlocks<'b> + ?Sized)) -> Counts {
         let a = self.alphabet;
         // A few tasks per thread, so that the threads finish together.
         let per_task = blocks
             .len()
             .div_ceil(4 * rayon::current_num_threads())
             .max(1);
-        let tallies: Vec<Tally> = blocks
-            .par_chunks(per_task)
-            .map(|share| {
+        // (Added up as the tasks end: a tally of a large sample takes tens of
+        // MiB, and a few alive at once are enough.)
+        let tally = (0..blocks.len().div_ceil(per_task))
+            .into_par_iter()
+            .map(|task| {
                 let mut tally = Tally::new(self.contexts(), a);
                 let mut symbols = Vec::new();
-                for &(start, values) in share {
+                let share = task * per_task..((task + 1) * per_task).min(blocks.len());
+                for (start, values) in share.map(|i| blocks.block(i)) {
                     symbols.clear();
                     symbols.extend(values.iter().map(|&v| symbol(v, id.seeds)));
                     let contexts = self.contexts_of(id, start, &symbols);
@@ -480,17 +553,14 @@ impl Shape {
                 }
                 tally
             })
-            .collect();
+            .reduce_with(Tally::merge);
         let mut global = vec![0u64; a];
         let mut counts: HashMap<usize, Vec<u64>> = HashMap::new();
-        for tally in &tallies {
-            for (ctx, row) in tally.rows() {
-                let sum = counts.entry(ctx).or_insert_with(|| vec![0; a]);
-                for ((x, g), &y) in sum.iter_mut().zip(global.iter_mut()).zip(row) {
-                    *x += y;
-                    *g += y;
-                }
+        for (ctx, row) in tally.iter().flat_map(Tally::rows) {
+            for (g, &y) in global.iter_mut().zip(row) {
+                *g += y;
             }
+            counts.insert(ctx, row.to_vec());
         }
         (global, counts)
     }
@@ -728,10 +798,10 @@ mod tests {
                 .collect();
             let blocks = [(0u64, &values[..4000]), (10_000, &values[10_000..15_000])];
             let widest = Shape::new(id, 3, pit0_classes);
-            let counts = widest.count(id, &blocks);
+            let counts = widest.count(id, &blocks[..]);
             for k in 1..=3 {
                 let shape = Shape::new(id, k, pit0_classes);
-                let direct = shape.count(id, &blocks);
+                let direct = shape.count(id, &blocks[..]);
                 let narrowed = shape.narrow_counts(&widest, &counts);
                 assert_eq!(narrowed.0, direct.0, "{k} neighbours");
                 // Contexts seen with no board are left out by both.
@@ -741,5 +811,44 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn counts_of_blocks_made_on_demand_equal_counts_of_slices_and_of_one_pass() {
+        let id = LevelId::new(Rules::default(), 9);
+        let values: Vec<i8> = Index::for_pits(6)
+            .boards(9)
+            .map(|b| (i16::from(b.pit(1)) - i16::from(b.pit(7))).clamp(-9, 9) as i8)
+            .collect();
+        let shape = Shape::new(id, 3, PIT0_CLASSES);
+        // Many blocks, so that several tasks count and their tallies merge.
+        let ranges: Vec<std::ops::Range<u64>> = (0..values.len() as u64 / 700)
+            .map(|b| b * 700..b * 700 + 500)
+            .collect();
+        let slices: Vec<(u64, &[i8])> = ranges
+            .iter()
+            .map(|r| (r.start, &values[r.start as usize..r.end as usize]))
+            .collect();
+        let lazy = LazyBlocks {
+            ranges: ranges.clone(),
+            values_of: |r: std::ops::Range<u64>| {
+                Cow::Owned(values[r.start as usize..r.end as usize].to_vec())
+            },
+        };
+        let from_slices = shape.count(id, &slices[..]);
+        assert_eq!(shape.count(id, &lazy), from_slices);
+        // The same counts, tallied by hand in one pass.
+        let mut global = vec![0u64; shape.alphabet];
+        let mut by_context: HashMap<usize, Vec<u64>> = HashMap::new();
+        for &(start, block) in &slices {
+            let symbols: Vec<u8> = block.iter().map(|&v| symbol(v, id.seeds)).collect();
+            for (&ctx, &s) in shape.contexts_of(id, start, &symbols).iter().zip(&symbols) {
+                global[usize::from(s)] += 1;
+                by_context
+                    .entry(ctx as usize)
+                    .or_insert_with(|| vec![0; shape.alphabet])[usize::from(s)] += 1;
+            }
+        }
+        assert_eq!(from_slices, (global, by_context));
     }
 }

@@ -23,6 +23,7 @@ use crate::error::{Error, Result};
 
 use super::bounds::{BoundChooser, Stored};
 use super::codec::{usable_neighbours, Encoding, Model};
+use super::context::{LazyBlocks, TrainingBlocks};
 use super::layout::{self, Header, HEADER_LEN, MAX_BLOCK_BOARDS, MAX_SEGMENT_BOARDS};
 use super::{level_path, LevelId};
 
@@ -420,20 +421,22 @@ impl LevelWriter {
     /// About [`TRAIN_BOARDS`] of it measures the candidates.)
     fn preset_from_spread<'v>(
         &mut self,
-        values_of: impl Fn(std::ops::Range<u64>) -> Cow<'v, [i8]>,
+        values_of: impl Fn(std::ops::Range<u64>) -> Cow<'v, [i8]> + Sync,
     ) -> Result<()> {
         let (id, options) = (self.id, self.options);
-        let blocks = |target: u64| -> Vec<(u64, Cow<'v, [i8]>)> {
-            spread_sample(id.boards(), options.block_boards, target)
+        // The training blocks are made while they are counted, a few at a
+        // time: held at once, those of a large level took 64 MiB (the
+        // level's peak memory, at 22 and 23 seeds). The few that measure
+        // the candidates are kept.
+        let all = LazyBlocks {
+            ranges: spread_sample(id.boards(), options.block_boards, 64 * TRAIN_BOARDS as u64),
+            values_of: &values_of,
+        };
+        let eval: Vec<(u64, Cow<'v, [i8]>)> =
+            spread_sample(id.boards(), options.block_boards, TRAIN_BOARDS as u64)
                 .into_iter()
                 .map(|r| (r.start, values_of(r)))
-                .collect()
-        };
-        let (all, eval) = (
-            blocks(64 * TRAIN_BOARDS as u64),
-            blocks(TRAIN_BOARDS as u64),
-        );
-        let all: Vec<(u64, &[i8])> = all.iter().map(|(s, v)| (*s, v.as_ref())).collect();
+                .collect();
         let eval: Vec<(u64, &[i8])> = eval.iter().map(|(s, v)| (*s, v.as_ref())).collect();
         let model =
             choose_model(id, options, self.choice, &all, &eval).map_err(|source| Error::Io {
@@ -475,7 +478,7 @@ impl LevelWriter {
                 let sampled: usize = sample.iter().map(|(_, v)| v.len()).sum();
                 let step = sampled.div_ceil(TRAIN_BOARDS).max(1);
                 let eval: Vec<(u64, &[i8])> = sample.iter().step_by(step).copied().collect();
-                choose_model(self.id, self.options, self.choice, &sample, &eval).map_err(
+                choose_model(self.id, self.options, self.choice, &sample[..], &eval).map_err(
                     |source| Error::Io {
                         path: self.temp.clone(),
                         source,
@@ -618,11 +621,11 @@ fn flush_table(file: &mut BufWriter<File>, table: &mut TableCursor) -> std::io::
 /// the `train` blocks `(first board, values)` and measured on the `eval`
 /// blocks; the one whose model plus blocks, scaled to the whole level, is
 /// smallest wins.
-fn choose_model(
+fn choose_model<'b>(
     id: LevelId,
     options: WriteOptions,
     choice: EncodingChoice,
-    train: &[(u64, &[i8])],
+    train: &(impl TrainingBlocks<'b> + ?Sized),
     eval: &[(u64, &[i8])],
 ) -> std::io::Result<Model> {
     let most = usable_neighbours(id.rules.pits());
