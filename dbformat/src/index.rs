@@ -487,9 +487,8 @@ impl Iterator for LevelIter {
         self.left -= 1;
         let current = self.board;
         if self.left > 0 {
-            // On the packed word, in registers: stepping the pits byte by byte
-            // and then copying the board out read the bytes back as one word
-            // before they had reached the cache (a store-forwarding stall).
+            // On the packed word, in registers, rather than byte by byte in
+            // an array that is then copied out whole.
             let p = u32::from(current.per_side());
             let mover_row = (1u128 << (8 * p)) - 1;
             let mut pits = step_packed(current.packed());

@@ -46,8 +46,8 @@ impl Move {
 
     /// What [`Move::value`] needs of this move besides the child's score, in
     /// two bytes: for code that keeps many moves waiting while their
-    /// children's scores are fetched (copying whole moves, child board
-    /// included, cost such loops more than the rest of keeping them).
+    /// children's scores are fetched (a whole move, child board included,
+    /// is some 20 bytes).
     #[inline]
     pub fn gain(&self) -> Gain {
         Gain {
@@ -407,8 +407,8 @@ impl Rules {
                 let candidate = Board::from_packed(parent, self.pits());
                 let k = sowing.last(pit, sown);
                 let may_capture = k >= p && matches!(pit_of(after, k), 2 | 3);
-                // (One call of `visit`, so that it is inlined here: called apart,
-                // the board goes through memory and stalls the store buffer.)
+                // (One call of `visit`, so that the compiler inlines it here
+                // rather than calling it apart with the board in memory.)
                 let is_parent = if feeds && !may_capture {
                     true
                 } else if may_capture && self.set() != RuleSet::Abapa {
