@@ -211,6 +211,7 @@ pub fn build(
         }
 
         // Solve.
+        crate::memory::give_back_free_heap();
         let boards = index.level_size(seeds);
         let list_entries = plan_memory(seeds, boards, lower.bytes(), options)?;
         let started = Instant::now();
