@@ -576,15 +576,19 @@ fn run_stage(
             lists.iter_mut().for_each(Vec::shrink_to_fit);
             lists
         };
-        // The listed boards, a list (at most one grant) per task.
-        let mut lists: Vec<Vec<u64>> = frontier
-            .par_iter()
+        // The listed boards, a list (at most one grant) per task. Each list
+        // is freed as soon as it has been visited, so that the next
+        // generation's lists grow into the memory this one gives up rather
+        // than beside all of it.
+        let mut lists: Vec<Vec<u64>> = std::mem::take(&mut frontier)
+            .into_par_iter()
             .flat_map_iter(|chunk| {
                 let mut batch = ParentBatch::new(state, k, generations, next, next_mark, &room);
-                for &entry in chunk {
+                for &entry in &chunk {
                     let board = packer.unpack(entry);
                     batch.tell_parents_of(rules, index, &board, entry & LOST != 0);
                 }
+                drop(chunk);
                 batch.apply();
                 next_of(batch)
             })
