@@ -153,9 +153,6 @@ impl Board {
     /// database stores (rules.md, "Which boards are stored").
     #[inline]
     pub fn is_stored(&self) -> bool {
-        // A zero byte among the opponent's: `(x - 1) & !x` has the high bit of
-        // the lowest zero byte set (the classic test); bytes outside the row are
-        // made non-zero first, and a borrow only ever starts at a zero byte.
         Board::stored_packed(self.packed(), u32::from(self.per_side))
     }
 
@@ -163,9 +160,12 @@ impl Board {
     /// with `per_side` pits per side.
     #[inline]
     pub(crate) fn stored_packed(packed: u128, per_side: u32) -> bool {
+        // A zero byte among the opponent's: `(x - 1) & !x` has the high bit of
+        // the lowest zero byte set (the classic test); bytes outside the row are
+        // made non-zero first, and a borrow only ever starts at a zero byte.
         const ONES: u128 = u128::from_le_bytes([0x01; 16]);
         const HIGH: u128 = u128::from_le_bytes([0x80; 16]);
-        let row = ((1u128 << (8 * per_side)) - 1) << (8 * per_side);
+        let row = Board::row_mask(per_side) << (8 * per_side);
         let x = (packed & row) | (ONES & !row);
         x.wrapping_sub(ONES) & !x & HIGH != 0
     }
@@ -196,7 +196,14 @@ impl Board {
     /// The bytes of the mover's pits in [`Board::packed`].
     #[inline]
     fn mover_row_mask(&self) -> u128 {
-        (1u128 << (8 * u32::from(self.per_side))) - 1
+        Board::row_mask(u32::from(self.per_side))
+    }
+
+    /// The bytes of the mover's pits in a packed board with `per_side` pits
+    /// per side (shifted by `8 * per_side` bits: the opponent's).
+    #[inline]
+    pub(crate) fn row_mask(per_side: u32) -> u128 {
+        (1u128 << (8 * per_side)) - 1
     }
 
     /// The bytes of the opponent's pits in [`Board::packed`].

@@ -490,7 +490,7 @@ impl Iterator for LevelIter {
             // On the packed word, in registers, rather than byte by byte in
             // an array that is then copied out whole.
             let p = u32::from(current.per_side());
-            let mover_row = (1u128 << (8 * p)) - 1;
+            let mover_row = Board::row_mask(p);
             let mut pits = step_packed(current.packed());
             // Landing on a board whose opponent row is full (always with the mover's
             // seeds all in pit 0): jump past every mover arrangement of that row.
@@ -509,8 +509,10 @@ impl Iterator for LevelIter {
     }
 }
 
-/// [`step`] on a packed board (pit `k` in byte `k`, every pit below 128
-/// seeds). The caller guarantees a next arrangement exists.
+/// The next arrangement of the same seeds in the index order, on a packed
+/// board (pit `k` in byte `k`, every pit below 128 seeds): move one seed up
+/// into the pit above the lowest non-empty pit, and put the rest of that pit
+/// back into pit 0. The caller guarantees a next arrangement exists.
 #[inline]
 fn step_packed(pits: u128) -> u128 {
     debug_assert!(pits != 0, "a board with seeds");
@@ -520,20 +522,17 @@ fn step_packed(pits: u128) -> u128 {
     pits - (seeds << shift) + (1 << (shift + 8)) + (seeds - 1)
 }
 
-/// The next arrangement of the same seeds over `len` pits in the index order:
-/// move one seed up into the pit above the lowest non-empty pit, and put the rest
-/// of that pit back into pit 0. The caller guarantees a next arrangement exists.
+/// [`step_packed`] on the first `len` pits of an array (the rest empty).
 #[inline]
 fn step(pits: &mut [u8; MAX_BOARD_PITS], len: usize) {
-    let low = pits[..len]
-        .iter()
-        .position(|&s| s > 0)
-        .expect("a board with seeds");
-    debug_assert!(low + 1 < len, "stepped past the last board of a level");
-    let rest = pits[low] - 1;
-    pits[low] = 0;
-    pits[low + 1] += 1;
-    pits[0] = rest;
+    debug_assert!(
+        pits[..len]
+            .iter()
+            .position(|&s| s > 0)
+            .is_some_and(|low| low + 1 < len),
+        "stepped past the last arrangement"
+    );
+    *pits = step_packed(u128::from_le_bytes(*pits)).to_le_bytes();
 }
 
 /// All ways to put `sum` seeds in `parts` pits, in the index order.
