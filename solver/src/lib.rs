@@ -1,5 +1,7 @@
 //! Builds perfect-play Awari databases by retrograde analysis, level by level.
 //!
+//! - [`cells`]: the packed state of the level being solved (value and
+//!   counter of each board, six boards to a word).
 //! - [`retro`]: the retrograde loop that solves one level (thresholds from the
 //!   extremes inwards, counters, generations of un-moves), in parallel.
 //! - [`lower`]: the finished lower levels, decoded, as the loop reads them.
@@ -17,6 +19,7 @@
 //! ```
 
 pub mod build;
+pub mod cells;
 pub mod error;
 pub mod lower;
 pub mod memory;

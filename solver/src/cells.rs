@@ -1,0 +1,252 @@
+//! The packed per-board state of the level being solved: a value and a
+//! nibble per board, several boards to a 64-bit word.
+//!
+//! While a level is solved, each board needs its value (or, until it is
+//! decided, `B(p)`, the best its captures give) and a nibble: the counter of
+//! quiet children not yet won, or a decided code (see [`crate::retro`]). Kept
+//! in one field of a word, the two are read and changed by one
+//! compare-and-swap, and a parent costs one cache line rather than two.
+//!
+//! Two layouts, chosen by the level's seed count ([`CellLayout::for_seeds`]):
+//!
+//! | layout | bits per board | boards per word | bytes per board | values |
+//! |---|---:|---:|---:|---|
+//! | [`Narrow`] | 10 (6 of value) | 6 | 1.333 | -31..=31, levels up to 31 seeds |
+//! | [`Wide`] | 12 (8 of value) | 5 | 1.6 | any `i8`, every level |
+//!
+//! A field holds the nibble in its low 4 bits and the value, two's complement,
+//! above it. The four top bits of a narrow word and of a wide word are unused.
+
+/// A board's state: its value (or `B(p)`) and its nibble.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cell {
+    /// The board's value once decided; before, the best value its captures
+    /// give, or [`Layout::NO_EXIT`] when it has no capture.
+    pub value: i8,
+    /// The counter (`0..=8`) or a decided code (`9..=15`).
+    pub nibble: u8,
+}
+
+/// How boards are packed into words; see the module docs.
+pub trait Layout: Copy + Send + Sync + 'static {
+    /// Which layout this is.
+    const NAME: CellLayout;
+    /// Boards per 64-bit word.
+    const PER_WORD: u64;
+    /// Bits per board: the nibble and the value.
+    const BITS: u32;
+    /// Bits of the value.
+    const VALUE_BITS: u32 = Self::BITS - 4;
+    /// The value of a board that has quiet moves and no capture: below every
+    /// value a level of at most [`Layout::MAX_SEEDS`] seeds can have.
+    const NO_EXIT: i8 = (-(1i16 << (Self::VALUE_BITS - 1))) as i8;
+    /// The most seeds of a level whose values this layout holds.
+    const MAX_SEEDS: u32 = (1 << (Self::VALUE_BITS - 1)) - 1;
+
+    /// Word index and bit shift of board `i`'s field.
+    #[inline(always)]
+    fn locate(i: u64) -> (usize, u32) {
+        // Division by a constant: a multiply and a shift.
+        (
+            (i / Self::PER_WORD) as usize,
+            (i % Self::PER_WORD) as u32 * Self::BITS,
+        )
+    }
+
+    /// The field of `cell`, in the low bits.
+    #[inline(always)]
+    fn encode(cell: Cell) -> u64 {
+        debug_assert!(cell.nibble < 16);
+        let value_mask = (1u64 << Self::VALUE_BITS) - 1;
+        u64::from(cell.nibble) | ((u64::from(cell.value as u8) & value_mask) << 4)
+    }
+
+    /// The cell whose field starts at bit `shift` of `word`.
+    #[inline(always)]
+    fn decode(word: u64, shift: u32) -> Cell {
+        let field = word >> shift;
+        Cell {
+            nibble: (field & 0xF) as u8,
+            // The field's top bit to bit 63, then an arithmetic shift back,
+            // which drops the nibble and extends the value's sign.
+            value: (((field << (64 - Self::BITS)) as i64) >> (64 - Self::VALUE_BITS)) as i8,
+        }
+    }
+
+    /// `word` with the field at `shift` replaced by `cell`.
+    #[inline(always)]
+    fn replace(word: u64, shift: u32, cell: Cell) -> u64 {
+        let mask = ((1u64 << Self::BITS) - 1) << shift;
+        (word & !mask) | (Self::encode(cell) << shift)
+    }
+
+    /// The same field in every slot of a word.
+    fn spread(field: u64) -> u64 {
+        (0..Self::PER_WORD).fold(0, |word, s| word | field << (s as u32 * Self::BITS))
+    }
+
+    /// A test of whether the value of any board of a word equals `value`:
+    /// the classic zero-byte test on the value bits (the nibbles masked out),
+    /// exact for "any". A true zero field makes its top bit show without a
+    /// borrow from below; a nonzero field neither shows nor borrows.
+    fn any_value_equal(value: i8) -> impl Fn(u64) -> bool + Send + Sync {
+        let value_mask = ((1u64 << Self::VALUE_BITS) - 1) << 4;
+        let values = Self::spread(value_mask);
+        let lowest = Self::spread(1 << 4);
+        let highest = Self::spread(1 << (Self::BITS - 1));
+        let pattern = Self::spread(Self::encode(Cell { value, nibble: 0 }));
+        move |word| {
+            let x = (word ^ pattern) & values;
+            x.wrapping_sub(lowest) & !x & highest != 0
+        }
+    }
+}
+
+/// Six boards of 10 bits to a word: 1.333 bytes per board, values -31..=31.
+#[derive(Clone, Copy, Debug)]
+pub struct Narrow;
+
+impl Layout for Narrow {
+    const NAME: CellLayout = CellLayout::Narrow;
+    const PER_WORD: u64 = 6;
+    const BITS: u32 = 10;
+}
+
+/// Five boards of 12 bits to a word: 1.6 bytes per board, any `i8` value.
+#[derive(Clone, Copy, Debug)]
+pub struct Wide;
+
+impl Layout for Wide {
+    const NAME: CellLayout = CellLayout::Wide;
+    const PER_WORD: u64 = 5;
+    const BITS: u32 = 12;
+}
+
+// The wide layout holds every level there is.
+const _: () = assert!(Wide::MAX_SEEDS >= awari_dbformat::MAX_SEEDS);
+
+/// Which [`Layout`] a level is solved in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CellLayout {
+    /// [`Narrow`]: levels of at most 31 seeds.
+    Narrow,
+    /// [`Wide`]: any level.
+    Wide,
+}
+
+impl CellLayout {
+    /// The smallest layout that holds the values of a level of `seeds` seeds.
+    pub fn for_seeds(seeds: u32) -> CellLayout {
+        if seeds <= Narrow::MAX_SEEDS {
+            CellLayout::Narrow
+        } else {
+            CellLayout::Wide
+        }
+    }
+
+    /// True when this layout holds the values of a level of `seeds` seeds.
+    pub fn holds(self, seeds: u32) -> bool {
+        match self {
+            CellLayout::Narrow => seeds <= Narrow::MAX_SEEDS,
+            CellLayout::Wide => seeds <= Wide::MAX_SEEDS,
+        }
+    }
+
+    /// Boards per 64-bit word.
+    pub fn per_word(self) -> u64 {
+        match self {
+            CellLayout::Narrow => Narrow::PER_WORD,
+            CellLayout::Wide => Wide::PER_WORD,
+        }
+    }
+
+    /// The bytes of state per board: 8 / boards per word.
+    pub fn bytes_per_board(self) -> f64 {
+        8.0 / self.per_word() as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn cells_round_trip<L: Layout>(cells: &[(i8, u8)]) {
+        let mut word = 0u64;
+        for (s, &(value, nibble)) in cells.iter().enumerate() {
+            word = L::replace(word, s as u32 * L::BITS, Cell { value, nibble });
+        }
+        assert_eq!(
+            word >> (L::PER_WORD as u32 * L::BITS),
+            0,
+            "spare bits stay clear"
+        );
+        for (s, &(value, nibble)) in cells.iter().enumerate() {
+            assert_eq!(L::decode(word, s as u32 * L::BITS), Cell { value, nibble });
+        }
+    }
+
+    fn any_equal_is_exact<L: Layout>(cells: &[(i8, u8)], value: i8) {
+        let word = cells.iter().enumerate().fold(0, |w, (s, &(v, n))| {
+            L::replace(
+                w,
+                s as u32 * L::BITS,
+                Cell {
+                    value: v,
+                    nibble: n,
+                },
+            )
+        });
+        let expected = cells.iter().any(|&(v, _)| v == value);
+        assert_eq!(
+            L::any_value_equal(value)(word),
+            expected,
+            "{cells:?} {value}"
+        );
+    }
+
+    fn narrow_cell() -> impl Strategy<Value = (i8, u8)> {
+        (Narrow::NO_EXIT..=31i8, 0u8..16)
+    }
+
+    proptest! {
+        #[test]
+        fn narrow_fields_keep_what_is_stored(cells in prop::collection::vec(narrow_cell(), 6)) {
+            cells_round_trip::<Narrow>(&cells);
+        }
+
+        #[test]
+        fn wide_fields_keep_what_is_stored(cells in prop::collection::vec((any::<i8>(), 0u8..16), 5)) {
+            cells_round_trip::<Wide>(&cells);
+        }
+
+        #[test]
+        fn narrow_value_test_finds_exactly_the_words_holding_it(
+            cells in prop::collection::vec((-3i8..=3, 0u8..16), 6),
+            value in -3i8..=3,
+        ) {
+            any_equal_is_exact::<Narrow>(&cells, value);
+        }
+
+        #[test]
+        fn wide_value_test_finds_exactly_the_words_holding_it(
+            cells in prop::collection::vec((-3i8..=3, 0u8..16), 5),
+            value in -3i8..=3,
+        ) {
+            any_equal_is_exact::<Wide>(&cells, value);
+        }
+    }
+
+    #[test]
+    fn layouts_fit_their_levels() {
+        assert_eq!(Narrow::NO_EXIT, -32);
+        assert_eq!(Narrow::MAX_SEEDS, 31);
+        assert_eq!(Wide::NO_EXIT, i8::MIN);
+        assert_eq!(CellLayout::for_seeds(31), CellLayout::Narrow);
+        assert_eq!(CellLayout::for_seeds(32), CellLayout::Wide);
+        assert!(!CellLayout::Narrow.holds(32));
+        // Every extreme value and nibble, and the slots at both ends.
+        cells_round_trip::<Narrow>(&[(-32, 15), (31, 0), (-1, 8), (0, 9), (1, 1), (-31, 14)]);
+        cells_round_trip::<Wide>(&[(i8::MIN, 15), (i8::MAX, 0), (-1, 8), (0, 9), (64, 3)]);
+    }
+}
