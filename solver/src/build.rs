@@ -107,8 +107,9 @@ pub struct LevelReport {
     /// the peak less these is what the level itself cost.
     #[serde(default)]
     pub lower_levels_bytes: u64,
-    /// Solver state per board of this level, in bytes: value, counter
-    /// (1.5), plus the frontier lists the memory budget allowed.
+    /// Solver state per board of this level, in bytes: the cells of value
+    /// and counter (1.333, or 1.6 above 31 seeds), plus the frontier lists
+    /// the memory budget allowed.
     pub state_bytes_per_board: f64,
     /// Bytes of the level file.
     pub file_bytes: u64,
@@ -248,7 +249,7 @@ pub fn build(
         let tmp_report = LevelReport {
             counts_stored,
             counts_all,
-            state_bytes_per_board: retro::state_bytes_per_board(boards, list_entries),
+            state_bytes_per_board: retro::state_bytes_per_board(seeds, boards, list_entries),
             ..make_report_shell(rules, seeds, boards, solved.stages)
         };
         let written = if options.exact {
@@ -293,8 +294,9 @@ const OVERHEAD_BYTES: u64 = 64 << 20;
 /// The frontier list entries per generation level `seeds` may use within the
 /// budget ([`retro::solve_level_within`]): the default share when it fits,
 /// fewer when not (slower, same values), none when only the fixed state fits.
-/// Refuses the level up front when even its fixed state (1.5 bytes per board,
-/// 2 more with a certificate) and the lower levels exceed the budget.
+/// Refuses the level up front when even its fixed state (1.333 bytes per
+/// board, 1.6 above 31 seeds, 2 more with a certificate) and the lower levels
+/// exceed the budget.
 fn plan_memory(
     seeds: u32,
     boards: u64,
@@ -303,11 +305,11 @@ fn plan_memory(
 ) -> Result<u64, SolveError> {
     let budget = options.memory;
     // The fixed state, plus the lower levels, plus the finished values and free
-    // bits while the level file is written (1.125 bytes per board: the state
-    // has shrunk to them by then, so 1.5 covers both), with the writer's
+    // bits while the level file is written (1.125 bytes per board: the cells
+    // have shrunk to the values by then, so the cells cover both), with the writer's
     // working memory when it chooses lower bounds (the encodings it weighs:
     // 62 MiB measured at level 22; it no longer holds its training sample).
-    let per_board = retro::FIXED_STATE_BYTES_PER_BOARD
+    let per_board = retro::fixed_state_bytes_per_board(seeds)
         + if options.certificate {
             GENERATION_BYTES_PER_BOARD
         } else {
@@ -351,6 +353,7 @@ fn make_report_shell(rules: Rules, seeds: u32, boards: u64, stages: Vec<Stage>) 
         lower_levels_bytes: 0,
         // (The lists a level was built with are not known from its file.)
         state_bytes_per_board: retro::state_bytes_per_board(
+            seeds,
             boards,
             retro::default_list_entries(boards),
         ),
@@ -440,9 +443,10 @@ mod tests {
     fn the_budget_sizes_the_frontier_lists() {
         let boards = 3_200_000u64;
         let lower = 1_000_000u64;
-        // 1.5 bytes per board, and the writer's working memory for lower
-        // bounds (a byte per board below 64 Mi boards).
-        let fixed = boards * 3 / 2 + lower + OVERHEAD_BYTES + boards;
+        // 8 bytes per 6 boards (the narrow cells), and the writer's working
+        // memory for lower bounds (a byte per board below 64 Mi boards).
+        let cells = (boards as f64 * 8.0 / 6.0) as u64;
+        let fixed = cells + lower + OVERHEAD_BYTES + boards;
         let full = retro::default_list_entries(boards);
         let list_bytes = 2 * retro::LIST_ENTRY_BYTES;
         // Room for everything: the default share.
@@ -461,12 +465,14 @@ mod tests {
             plan_memory(24, boards, lower, &options(half, false)).unwrap(),
             full / 2
         );
-        // Room for the fixed state only: no lists, 1.5 bytes per board.
+        // Room for the fixed state only: no lists, 1.333 bytes per board.
         assert_eq!(
             plan_memory(24, boards, lower, &options(fixed, false)).unwrap(),
             0
         );
-        assert_eq!(retro::state_bytes_per_board(boards, 0), 1.5);
+        assert_eq!(retro::state_bytes_per_board(24, boards, 0), 8.0 / 6.0);
+        // Above 31 seeds, the wide cells: 8 bytes per 5 boards.
+        assert_eq!(retro::state_bytes_per_board(32, boards, 0), 1.6);
         // Less: refused, naming what it needs; a certificate needs 2 bytes more.
         let err = plan_memory(24, boards, lower, &options(fixed - 1, false)).unwrap_err();
         assert!(matches!(err, SolveError::Memory { seeds: 24, .. }), "{err}");

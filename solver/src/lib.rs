@@ -21,6 +21,7 @@
 pub mod build;
 pub mod cells;
 pub mod error;
+pub mod lists;
 pub mod lower;
 pub mod memory;
 pub mod retro;
@@ -49,6 +50,21 @@ pub fn solve_levels_within(
     max_seeds: u32,
     list_entries: Option<u64>,
 ) -> Vec<(Arc<awari_dbformat::huge::Values>, Vec<u64>)> {
+    solve_levels_in(None, rules, max_seeds, list_entries)
+}
+
+/// Like [`solve_levels_within`], every level in the cell layout `layout`
+/// (`None`: the smallest that holds the level, as the build does), so that
+/// tests can solve small levels in the wide layout of big levels too.
+///
+/// # Panics
+/// When `layout` does not hold a level up to `max_seeds`.
+pub fn solve_levels_in(
+    layout: Option<cells::CellLayout>,
+    rules: Rules,
+    max_seeds: u32,
+    list_entries: Option<u64>,
+) -> Vec<(Arc<awari_dbformat::huge::Values>, Vec<u64>)> {
     let index = awari_dbformat::Index::for_pits(rules.pits());
     let mut lower = lower::LowerLevels::new(rules.pits());
     let mut out = Vec::new();
@@ -56,7 +72,8 @@ pub fn solve_levels_within(
     for n in 0..=max_seeds {
         let lists =
             list_entries.unwrap_or_else(|| retro::default_list_entries(index.level_size(n)));
-        let solved = retro::solve_level_within(rules, n, &lower, &hidden, false, lists);
+        let layout = layout.unwrap_or_else(|| cells::CellLayout::for_seeds(n));
+        let solved = retro::solve_level_in(layout, rules, n, &lower, &hidden, false, lists);
         let values = Arc::new(solved.values);
         lower.insert(n, values.clone());
         out.push((values, solved.free.as_u64().to_vec()));

@@ -18,22 +18,28 @@
 //! parents (un-moves) is told. Each board is decided once and each quiet edge is
 //! followed at most twice per level, so a level costs O(boards x moves).
 //!
-//! ## State: 1.5 bytes per board
-//! - `values[i]`: one signed byte, `B(p)` (or [`NO_EXIT`]) until p is decided,
-//!   then p's value.
-//! - `nibbles`: four bits per board, two boards per byte: the counter `0..=8`
-//!   while undecided, [`DONE`] once decided and visited, or one of two frontier
-//!   marks ([`MARK_A`], [`MARK_B`]) while decided but not yet visited. Keeping the
-//!   frontier in the nibble costs no memory; a small bitmap of dirty blocks
-//!   (one bit per [`BLOCK`] boards) keeps the scan for marks short.
-//! - "Free": whether p's value is `B(p)`, so that a capture reaches it and the
-//!   level file may store a lower bound instead ([`awari_dbformat::file::bounds`]).
-//!   It is known when p is decided (a board seeded from `B`, except one without
-//!   moves; a loss whose `B` is exactly `-k`) and lost once the value byte is
-//!   overwritten, so the decided codes keep it: each of `DONE` and the two
-//!   marks has a free twin with bit 2 clear ([`FREE_BIT`]). The decided codes
-//!   are 9..=15, the undecided ones 0..=8. A board left undecided (value 0)
-//!   is free when its byte, `B`, is 0.
+//! ## State: 1.333 bytes per board
+//! Each board has a [`Cell`] of 10 bits, six to a 64-bit word ([`crate::cells`];
+//! 12 bits, five to a word, above 31 seeds):
+//! - its value: `B(p)` (or the layout's [`Layout::NO_EXIT`]) until p is
+//!   decided, then p's value;
+//! - its nibble: the counter `0..=8` while undecided, [`DONE`] once decided and
+//!   visited, or one of two frontier marks ([`MARK_A`], [`MARK_B`]) while
+//!   decided but not yet visited. Keeping the frontier in the nibble costs no
+//!   memory; a small bitmap of dirty blocks (one bit per [`BLOCK_WORDS`] words)
+//!   keeps the scan for marks short.
+//!
+//! Value and nibble share a word, so a board is decided by one
+//! compare-and-swap that sets both, and telling a parent touches one cache line.
+//!
+//! "Free": whether p's value is `B(p)`, so that a capture reaches it and the
+//! level file may store a lower bound instead ([`awari_dbformat::file::bounds`]).
+//! It is known when p is decided (a board seeded from `B`, except one without
+//! moves; a loss whose `B` is exactly `-k`) and lost once the value is
+//! overwritten, so the decided codes keep it: each of `DONE` and the two
+//! marks has a free twin with bit 2 clear ([`FREE_BIT`]). The decided codes
+//! are 9..=15, the undecided ones 0..=8. A board left undecided (value 0)
+//! is free when its `B` is 0.
 //!
 //! ## Frontier lists
 //! A board found by a mark must be unranked before its parents can be made,
@@ -45,10 +51,9 @@
 //! packed ([`BoardPacker`]) and the top bit set when it is lost (a board with
 //! a pit too full to pack is marked). The lists of one generation may hold at
 //! most one board in [`LIST_SHARE`] of the level (8 bytes each; fewer when the memory
-//! budget asks, see [`solve_level_within`]), taken by tasks in
-//! grants of [`LIST_GRANT`] entries whose unused rest goes back when the task
-//! ends; past that, decisions fall back to marks (slower, and the values are
-//! the same: see the tests with short lists).
+//! budget asks, see [`solve_level_within`]), in a fixed arena that tasks fill
+//! in grants ([`crate::lists`]); past that, decisions fall back to marks
+//! (slower, and the values are the same: see the tests with short lists).
 //! Boards seeded from `B` are found by a sweep over the indices and
 //! keep using marks; those are found in index order, so the next one is
 //! reached by stepping the level's iterator when it is near ([`Walker`]).
@@ -56,12 +61,13 @@
 //! ## Threads
 //! The initial pass and the stage seeding own disjoint index ranges and store
 //! plainly. Propagation updates parents anywhere in the level, so a parent's
-//! nibble is changed by compare-and-swap on its byte: the swap that moves a board
+//! cell is changed by compare-and-swap on its word: the swap that moves a board
 //! from "undecided" to "decided" is the single point where it is decided, so a
 //! board is decided once whatever the number of threads. The values found do not
 //! depend on the order of work: the output is identical for any thread count.
 
-use std::sync::atomic::{AtomicI8, AtomicU16, AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
+use std::ops::Range;
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 
 use awari_dbformat::cache::prefetch;
 use awari_dbformat::huge::{Generations, HugeArray, Values};
@@ -69,14 +75,14 @@ use awari_dbformat::{Board, BoardPacker, Gain, Index, LevelIter, MoveList, Rules
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
+use crate::cells::{Cell, CellLayout, Layout, Narrow, Wide};
+use crate::lists::ListArena;
 use crate::lower::LowerLevels;
 
-/// `values[i]` of a board with no capturing move and at least one quiet move.
-pub const NO_EXIT: i8 = i8::MIN;
 /// Nibble of a board that is decided and whose parents have been told.
 const DONE: u8 = 15;
 /// Frontier mark of even generations. `MARK_A | (DONE ^ MARK_A) == DONE`: a
-/// visit sets the one missing bit (see [`Cells::set_done`]).
+/// visit sets the one missing bit (see [`State::set_done`]).
 const MARK_A: u8 = 14;
 /// Frontier mark of odd generations.
 const MARK_B: u8 = 13;
@@ -95,41 +101,49 @@ fn with_free(code: u8, free: bool) -> u8 {
         code
     }
 }
-/// Boards per dirty bit. Small, so that a sparse frontier costs little to find:
-/// a generation scans one bit per block and 32 bytes per dirty block.
-pub const BLOCK: u64 = 64;
-/// Boards per task of the sequential passes (even, so that tasks own whole bytes).
-const CHUNK: usize = 1 << 16;
+/// Words per dirty bit (48 boards in the narrow layout). Small, so that a
+/// sparse frontier costs little to find: a generation scans one bit per block
+/// and 64 bytes per dirty block.
+pub const BLOCK_WORDS: usize = 8;
+/// Words per task of the sequential passes.
+const CHUNK_WORDS: usize = 1 << 13;
+/// Words of the dirty map per task that visits marked boards: 64 of 64
+/// blocks each, some 200,000 boards in the narrow layout. (A task per word
+/// made up to 125,000 tasks a generation at level 24, each with a batch and
+/// a segment of list of its own.)
+const DIRTY_WORDS_PER_TASK: usize = 64;
 
 /// The share of a level's boards the frontier lists of one generation may hold
-/// when memory allows (see [`default_list_entries`]): 0.25 bytes per board
-/// for two generations. At level 22 of 6-pit awari, lists twice this long
-/// solved no faster (44.1 s against 41.4 s), and none at all took 1.5 times
-/// as long.
-pub const LIST_SHARE: u64 = 64;
+/// when memory allows (see [`default_list_entries`]): 0.125 bytes per board
+/// for two generations, so that the narrow state and the lists stay within 1.5
+/// bytes per board. (At level 24 of 6-pit awari, lists of one board in 64
+/// solved some 20% faster than one in 256, and none at all took 1.5 times
+/// as long as one in 64.)
+pub const LIST_SHARE: u64 = 128;
 /// The bytes of one frontier list entry (a board and whether it is lost).
 pub const LIST_ENTRY_BYTES: u64 = std::mem::size_of::<u64>() as u64;
 /// The bit of a list entry that says its board is lost (a packed board leaves
 /// it clear).
 const LOST: u64 = BoardPacker::SPARE_BIT;
-/// Frontier list entries a task takes from the shared allowance at a time.
-const LIST_GRANT: usize = 1024;
 
-/// The bytes of solver state per board of the level being built that cannot
-/// be done without: value and nibble.
-pub const FIXED_STATE_BYTES_PER_BOARD: f64 = 1.5;
+/// The bytes of solver state per board of a level of `seeds` seeds that
+/// cannot be done without: the cells (1.333 up to 31 seeds, 1.6 above).
+pub fn fixed_state_bytes_per_board(seeds: u32) -> f64 {
+    CellLayout::for_seeds(seeds).bytes_per_board()
+}
+
 /// The entries the frontier lists of one generation may hold by default in a
 /// level of `boards` boards: one board in [`LIST_SHARE`].
 pub fn default_list_entries(boards: u64) -> u64 {
     boards / LIST_SHARE
 }
 
-/// The bytes of solver state per board for a level of `boards` boards whose
-/// lists may hold `list_entries` per generation: the fixed state plus the
-/// lists of two generations (the one being visited and the next) at their
-/// fullest.
-pub fn state_bytes_per_board(boards: u64, list_entries: u64) -> f64 {
-    FIXED_STATE_BYTES_PER_BOARD
+/// The bytes of solver state per board for level `seeds` of `boards` boards
+/// whose lists may hold `list_entries` per generation: the fixed state plus
+/// the lists of two generations (the one being visited and the next) at
+/// their fullest.
+pub fn state_bytes_per_board(seeds: u32, boards: u64, list_entries: u64) -> f64 {
+    fixed_state_bytes_per_board(seeds)
         + (2 * list_entries * LIST_ENTRY_BYTES) as f64 / boards.max(1) as f64
 }
 
@@ -214,9 +228,68 @@ pub fn solve_level_within(
     record_generations: bool,
     list_entries: u64,
 ) -> SolvedLevel {
+    let layout = CellLayout::for_seeds(seeds);
+    solve_level_in(
+        layout,
+        rules,
+        seeds,
+        lower,
+        progress,
+        record_generations,
+        list_entries,
+    )
+}
+
+/// Like [`solve_level_within`], in the cell layout `layout` rather than the
+/// smallest that holds the level (so that tests can solve small levels in
+/// the wide layout too). The values are the same in every layout.
+///
+/// # Panics
+/// When `layout` does not hold the values of a level of `seeds` seeds.
+pub fn solve_level_in(
+    layout: CellLayout,
+    rules: Rules,
+    seeds: u32,
+    lower: &LowerLevels,
+    progress: &ProgressBar,
+    record_generations: bool,
+    list_entries: u64,
+) -> SolvedLevel {
+    assert!(
+        layout.holds(seeds),
+        "{layout:?} cells cannot hold level {seeds}"
+    );
+    match layout {
+        CellLayout::Narrow => solve::<Narrow>(
+            rules,
+            seeds,
+            lower,
+            progress,
+            record_generations,
+            list_entries,
+        ),
+        CellLayout::Wide => solve::<Wide>(
+            rules,
+            seeds,
+            lower,
+            progress,
+            record_generations,
+            list_entries,
+        ),
+    }
+}
+
+fn solve<L: Layout>(
+    rules: Rules,
+    seeds: u32,
+    lower: &LowerLevels,
+    progress: &ProgressBar,
+    record_generations: bool,
+    list_entries: u64,
+) -> SolvedLevel {
     let index = Index::for_pits(rules.pits());
     let size = index.level_size(seeds);
-    let mut state = State::new(size, list_entries, rules.pits());
+    let mut state = State::<L>::new(size, list_entries, rules.pits());
     if record_generations {
         state.generations = Some(Generations::zeroed(size));
     }
@@ -245,53 +318,80 @@ pub fn solve_level_within(
 }
 
 /// The per-board state of the level being solved, see the module docs.
-struct State {
-    values: HugeArray,
-    nibbles: HugeArray,
+struct State<L: Layout> {
+    /// The cells, [`Layout::PER_WORD`] to a word.
+    words: HugeArray,
     /// Dirty blocks of the current and the next generation.
     dirty: [Vec<AtomicU64>; 2],
     size: u64,
     /// When recorded: the generation in which each board was decided.
     generations: Option<Generations>,
-    /// The most boards the frontier lists of one generation may hold.
-    list_entries: u64,
+    /// The frontier lists of the current and the next generation (indexed
+    /// like `dirty`).
+    lists: [ListArena; 2],
     /// How the boards on the lists are packed.
     packer: BoardPacker,
+    layout: std::marker::PhantomData<L>,
 }
 
-impl State {
-    fn new(size: u64, list_entries: u64, per_side: u8) -> State {
-        let blocks = size.div_ceil(BLOCK);
-        let words = blocks.div_ceil(64) as usize;
+impl<L: Layout> State<L> {
+    fn new(size: u64, list_entries: u64, per_side: u8) -> State<L> {
+        let list_entries = usize::try_from(list_entries).unwrap_or(usize::MAX);
+        let words = size.div_ceil(L::PER_WORD);
+        let blocks = words.div_ceil(BLOCK_WORDS as u64);
+        let dirty_words = blocks.div_ceil(64) as usize;
         State {
-            values: HugeArray::zeroed(size as usize),
-            // (8 bytes more: room for the free bits of a short last chunk,
-            // which `into_values` writes over the chunk's own nibbles.)
-            nibbles: HugeArray::zeroed(size.div_ceil(2) as usize + 8),
+            words: HugeArray::zeroed(8 * words as usize),
             dirty: [
-                (0..words).map(|_| AtomicU64::new(0)).collect(),
-                (0..words).map(|_| AtomicU64::new(0)).collect(),
+                (0..dirty_words).map(|_| AtomicU64::new(0)).collect(),
+                (0..dirty_words).map(|_| AtomicU64::new(0)).collect(),
             ],
             size,
             generations: None,
-            list_entries,
+            lists: [ListArena::new(list_entries), ListArena::new(list_entries)],
             packer: BoardPacker::new(per_side),
+            layout: std::marker::PhantomData,
         }
     }
 
-    /// The value bytes and nibbles as plain slices, fetched once for a hot loop.
+    /// The words of cells.
     #[inline]
-    fn cells(&self) -> Cells<'_> {
-        Cells {
-            values: self.values(),
-            nibbles: self.nibbles(),
-        }
+    fn words(&self) -> &[AtomicU64] {
+        self.words.as_atomic_u64()
+    }
+
+    /// The word holding board i's cell.
+    #[inline]
+    fn word_of(&self, i: u64) -> &AtomicU64 {
+        &self.words()[L::locate(i).0]
+    }
+
+    /// Changes board i's cell from `old` to `f(old)` atomically; returns the
+    /// old cell when `f` made a change. `f` sees the current cell.
+    #[inline]
+    fn update(&self, i: u64, f: impl Fn(Cell) -> Option<Cell>) -> Option<Cell> {
+        let (w, shift) = L::locate(i);
+        self.words()[w]
+            .fetch_update(Relaxed, Relaxed, |word| {
+                f(L::decode(word, shift)).map(|new| L::replace(word, shift, new))
+            })
+            .ok()
+            .map(|word| L::decode(word, shift))
+    }
+
+    /// Marks board i, whose nibble is `mark` or its free twin, as visited: its
+    /// nibble becomes [`DONE`] or its free twin. The one bit `mark` lacks is
+    /// set by an atomic OR, which cannot disturb the other boards of the word.
+    #[inline]
+    fn set_done(&self, i: u64, mark: u8) {
+        let (w, shift) = L::locate(i);
+        self.words()[w].fetch_or(u64::from(DONE ^ mark) << shift, Relaxed);
     }
 
     #[inline]
     fn mark_dirty(&self, which: usize, i: u64) {
-        let block = i / BLOCK;
-        self.dirty[which][(block / 64) as usize].fetch_or(1 << (block % 64), Relaxed);
+        let block = L::locate(i).0 / BLOCK_WORDS;
+        self.dirty[which][block / 64].fetch_or(1 << (block % 64), Relaxed);
     }
 
     /// True when some block of `which` is dirty.
@@ -299,160 +399,143 @@ impl State {
         self.dirty[which].par_iter().any(|w| w.load(Relaxed) != 0)
     }
 
-    /// The per-board value bytes.
-    #[inline]
-    fn values(&self) -> &[AtomicI8] {
-        self.values.as_atomic_i8()
-    }
+    /// Boards per task of the sequential passes (a multiple of 64, so that a
+    /// task owns whole words of the free bits too).
+    const CHUNK: u64 = CHUNK_WORDS as u64 * L::PER_WORD;
 
-    /// Disjoint tasks over the level: `(chunk number, its values, its nibbles)`,
-    /// `CHUNK` boards each (even, so a task owns whole nibble bytes).
-    fn chunks(&self) -> impl IndexedParallelIterator<Item = (usize, (&[AtomicI8], &[AtomicU8]))> {
-        self.values()
-            .par_chunks(CHUNK)
-            .zip(self.nibbles().par_chunks(CHUNK / 2))
+    /// Disjoint tasks over the level: `(first board, boards, their words)`.
+    fn chunks(&self) -> impl IndexedParallelIterator<Item = (u64, usize, &[AtomicU64])> {
+        let size = self.size;
+        self.words()
+            .par_chunks(CHUNK_WORDS)
             .enumerate()
-    }
-
-    /// The counter nibbles, two boards per byte.
-    #[inline]
-    fn nibbles(&self) -> &[AtomicU8] {
-        self.nibbles.as_atomic_u8()
+            .map(move |(c, words)| {
+                let start = c as u64 * Self::CHUNK;
+                (start, (size - start).min(Self::CHUNK) as usize, words)
+            })
     }
 
     /// The final values and free bits of level `seeds`: decided boards keep
     /// theirs (all are visited, `DONE` or its free twin by now), the rest are
     /// 0, free when their captures give exactly 0.
     ///
-    /// The free bits (one per board, bit `i % 64` of word `i / 64`) are made in
-    /// the nibbles' memory, which then shrinks to them: a separate bitmap
-    /// would lift the peak above the 1.5 bytes per board of the solve.
+    /// The values are made in the cells' memory, which then shrinks to them
+    /// (a separate array would lift the peak above the state of the solve);
+    /// the free bits, one per board (bit `i % 64` of word `i / 64`), are a
+    /// new array of 1/8 byte per board.
     fn into_values(self, seeds: u32) -> (Values, HugeArray) {
         let State {
-            mut values,
-            mut nibbles,
+            mut words,
             size,
+            lists,
             ..
         } = self;
-        // Each chunk's free bits over the start of its own nibbles (CHUNK / 8
-        // bytes over CHUNK / 2, read before they are overwritten).
-        values
-            .par_chunks_mut(CHUNK)
-            .zip(nibbles.par_chunks_mut(CHUNK / 2))
-            .for_each(|(values, nibbles)| {
-                let mut free = vec![0u64; values.len().div_ceil(64)];
-                for (i, v) in values.iter_mut().enumerate() {
-                    let nibble = (nibbles[i / 2] >> (4 * (i & 1))) & 0xF;
-                    let is_free = if nibble > 8 {
-                        nibble & FREE_BIT == 0
-                    } else {
-                        // Undecided: 0. (B = 0 = -n is the empty board, without moves.)
-                        let free = *v == 0 && seeds > 0;
-                        *v = 0;
-                        free
-                    };
-                    free[i / 64] |= u64::from(is_free) << (i % 64);
-                }
-                debug_assert!(nibbles.len() >= 8 * free.len());
-                for (bytes, word) in nibbles.chunks_exact_mut(8).zip(&free) {
-                    bytes.copy_from_slice(&word.to_ne_bytes());
+        drop(lists); // (unmapped: their memory goes back at once)
+        let mut free = HugeArray::zeroed(8 * size.div_ceil(64) as usize);
+        let chunk_bytes = 8 * CHUNK_WORDS;
+        // Each chunk's values over the start of its own words: value j goes
+        // to byte j, which lies in word j / PER_WORD or below, read already.
+        words
+            .par_chunks_mut(chunk_bytes)
+            .zip(free.par_chunks_mut((Self::CHUNK / 8) as usize))
+            .enumerate()
+            .for_each(|(c, (bytes, free))| {
+                let boards = (size - c as u64 * Self::CHUNK).min(Self::CHUNK) as usize;
+                let mut free_word = 0u64;
+                for w in 0..boards.div_ceil(L::PER_WORD as usize) {
+                    // The whole word is read before its values are written
+                    // (to bytes below its end).
+                    let word = u64::from_ne_bytes(bytes[8 * w..8 * w + 8].try_into().unwrap());
+                    for s in 0..L::PER_WORD as usize {
+                        let j = w * L::PER_WORD as usize + s;
+                        if j >= boards {
+                            break;
+                        }
+                        let cell = L::decode(word, s as u32 * L::BITS);
+                        let (value, is_free) = if cell.nibble > 8 {
+                            (cell.value, cell.nibble & FREE_BIT == 0)
+                        } else {
+                            // Undecided: 0. (B = 0 = -n is the empty board,
+                            // without moves.)
+                            (0, cell.value == 0 && seeds > 0)
+                        };
+                        bytes[j] = value as u8;
+                        free_word |= u64::from(is_free) << (j % 64);
+                        if j % 64 == 63 || j + 1 == boards {
+                            let at = 8 * (j / 64);
+                            free[at..at + 8].copy_from_slice(&free_word.to_ne_bytes());
+                            free_word = 0;
+                        }
+                    }
                 }
             });
-        // Then the chunks' bits side by side, in order: chunk c's go to
-        // c * CHUNK / 8, below its nibbles, where chunks before it have been read.
-        let chunks = size.div_ceil(CHUNK as u64) as usize;
+        // Then the chunks' values side by side, in order: chunk c's go to
+        // c * CHUNK, below its words, where chunks before it have been read.
+        let chunks = size.div_ceil(Self::CHUNK) as usize;
         for c in 1..chunks {
-            let boards = (size - (c * CHUNK) as u64).min(CHUNK as u64);
-            let bytes = 8 * boards.div_ceil(64) as usize;
-            let from = c * CHUNK / 2;
-            nibbles.copy_within(from..from + bytes, c * CHUNK / 8);
+            let start = c as u64 * Self::CHUNK;
+            let boards = (size - start).min(Self::CHUNK) as usize;
+            let from = c * chunk_bytes;
+            words.copy_within(from..from + boards, start as usize);
         }
-        nibbles.shrink(8 * size.div_ceil(64) as usize);
-        (Values::from_array(values), nibbles)
-    }
-}
-
-/// Borrowed views of [`State`]'s two arrays, so that hot loops index slices
-/// instead of going through the arrays' accessors on every board.
-#[derive(Clone, Copy)]
-struct Cells<'a> {
-    values: &'a [AtomicI8],
-    nibbles: &'a [AtomicU8],
-}
-
-impl Cells<'_> {
-    /// Marks board i, whose nibble is `mark` or its free twin, as visited: its
-    /// nibble becomes [`DONE`] or its free twin. The one bit `mark` lacks is
-    /// set by an atomic OR, which cannot disturb the other board of the byte.
-    #[inline]
-    fn set_done(&self, i: u64, mark: u8) {
-        self.nibbles[(i / 2) as usize].fetch_or((DONE ^ mark) << (4 * (i & 1)), Relaxed);
-    }
-
-    /// Changes board i's nibble from `old` to `f(old)` atomically; returns the old
-    /// nibble when `f` made a change. `f` sees the current nibble.
-    #[inline]
-    fn update_nibble(&self, i: u64, f: impl Fn(u8) -> Option<u8>) -> Option<u8> {
-        let shift = 4 * (i & 1);
-        self.nibbles[(i / 2) as usize]
-            .fetch_update(Relaxed, Relaxed, |byte| {
-                let old = (byte >> shift) & 0xF;
-                f(old).map(|new| (byte & !(0xF << shift)) | (new << shift))
-            })
-            .ok()
-            .map(|byte| (byte >> shift) & 0xF)
-    }
-
-    /// Board i's value byte.
-    #[inline]
-    fn value(&self, i: u64) -> &AtomicI8 {
-        &self.values[i as usize]
+        words.shrink(size as usize);
+        (Values::from_array(words), free)
     }
 }
 
 /// The initial pass: `B(p)` and the quiet-move counter of every board.
-fn init(
+fn init<L: Layout>(
     rules: Rules,
     seeds: u32,
     index: &Index,
     lower: &LowerLevels,
-    state: &State,
+    state: &State<L>,
     progress: &ProgressBar,
 ) {
     progress.set_message("captures");
-    state.chunks().for_each(|(c, (values, nibbles))| {
-        let start = (c * CHUNK) as u64;
+    state.chunks().for_each(|(start, boards, words)| {
+        // The chunk's cells, made here and packed into its words at the end.
+        let mut cells = vec![
+            Cell {
+                value: 0,
+                nibble: 0
+            };
+            boards
+        ];
         // Capture values waiting for their lower-level byte: (board in chunk,
         // what the capture adds, the child's value byte). See `ParentBatch`
         // for why in batches.
         let mut pending: Vec<(u32, Gain, &i8)> = Vec::with_capacity(2 * INIT_BATCH);
         let mut captures = MoveList::new();
-        for (k, board) in index
-            .boards_from(seeds, start)
-            .take(values.len())
-            .enumerate()
-        {
+        for (k, board) in index.boards_from(seeds, start).take(boards).enumerate() {
             let quiet = rules.quiet_moves_and_captures(&board, &mut captures);
             let best = if quiet == 0 && captures.is_empty() {
                 -(seeds as i8) // no move: the opponent takes every seed
             } else {
-                NO_EXIT
+                L::NO_EXIT
             };
             for m in captures.iter() {
                 let slot = lower.slot(&m.child);
                 prefetch(slot);
                 pending.push((k as u32, m.gain(), slot));
             }
-            values[k].store(best, Relaxed);
-            // Two boards share a byte; the even one comes first in the chunk.
-            let byte = &nibbles[k / 2];
-            byte.store(byte.load(Relaxed) | (quiet << (4 * (k & 1))), Relaxed);
+            cells[k] = Cell {
+                value: best,
+                nibble: quiet,
+            };
             if pending.len() >= INIT_BATCH {
-                resolve_captures(&mut pending, values);
+                resolve_captures(&mut pending, &mut cells);
             }
         }
-        resolve_captures(&mut pending, values);
-        progress.inc(values.len() as u64);
+        resolve_captures(&mut pending, &mut cells);
+        for (word, cells) in words.iter().zip(cells.chunks(L::PER_WORD as usize)) {
+            let packed = cells
+                .iter()
+                .enumerate()
+                .fold(0, |w, (s, &cell)| L::replace(w, s as u32 * L::BITS, cell));
+            word.store(packed, Relaxed);
+        }
+        progress.inc(boards as u64);
     });
 }
 
@@ -460,23 +543,21 @@ fn init(
 const INIT_BATCH: usize = 32;
 
 /// Folds each pending capture's value into `B` of its board.
-fn resolve_captures(pending: &mut Vec<(u32, Gain, &i8)>, values: &[AtomicI8]) {
+fn resolve_captures(pending: &mut Vec<(u32, Gain, &i8)>, cells: &mut [Cell]) {
     for &(k, gain, slot) in pending.iter() {
         let value = gain.value(Score::new(*slot)).get();
-        let best = &values[k as usize];
-        if value > best.load(Relaxed) {
-            best.store(value, Relaxed);
-        }
+        let best = &mut cells[k as usize].value;
+        *best = (*best).max(value);
     }
     pending.clear();
 }
 
 /// One threshold stage: seed it from `B`, then propagate until nothing changes.
-fn run_stage(
+fn run_stage<L: Layout>(
     rules: Rules,
     seeds: u32,
     index: &Index,
-    state: &State,
+    state: &State<L>,
     k: i8,
     progress: &ProgressBar,
 ) -> Stage {
@@ -487,56 +568,44 @@ fn run_stage(
     // -k and whose quiet children are all in W already. (A board with B < -k and
     // a zero counter was decided at an earlier stage.)
     let mark = MARK_A;
-    let (plus_k, minus_k) = (bytes_equal_to(k), bytes_equal_to(-k));
-    state.chunks().for_each(|(c, (values, nibbles))| {
-        let start = (c * CHUNK) as u64;
-        // The chunk's values eight at a time (a chunk starts at a multiple of 8):
-        // most groups of eight hold no value ±k, and one word test skips them.
-        // (Only this task touches the chunk while seeding, so reading its bytes
-        // as words races with nothing.)
-        let words = &state.values.as_atomic_u64()[c * CHUNK / 8..];
-        let whole_words = values.len() / 8;
+    let (plus_k, minus_k) = (L::any_value_equal(k), L::any_value_equal(-k));
+    state.chunks().for_each(|(start, boards, words)| {
         let (mut w, mut l) = (0, 0);
-        // Four nibble bytes (eight boards) per word of values.
-        for (word, bytes) in nibbles.chunks(4).enumerate() {
-            if word < whole_words {
-                let eight = words[word].load(Relaxed);
-                if !plus_k(eight) && !minus_k(eight) {
+        // Only this task touches the chunk while seeding: plain loads and stores.
+        for (n, word) in words.iter().enumerate() {
+            let old = word.load(Relaxed);
+            // Most words hold no value ±k, and one test skips them.
+            if !plus_k(old) && !minus_k(old) {
+                continue;
+            }
+            let mut new = old;
+            for s in 0..L::PER_WORD {
+                let pos = n as u64 * L::PER_WORD + s;
+                if pos >= boards as u64 {
+                    break;
+                }
+                let shift = s as u32 * L::BITS;
+                let cell = L::decode(old, shift);
+                if cell.nibble > 8 {
+                    continue; // decided
+                }
+                let value = if cell.value == k {
+                    w += 1;
+                    k
+                } else if cell.value == -k && cell.nibble == 0 {
+                    l += 1;
+                    -k
+                } else {
                     continue;
-                }
+                };
+                // A capture reaches the value, unless the board has no
+                // move at all (B = -n; any capture gives more).
+                let free = value != -(seeds as i8);
+                let nibble = with_free(mark, free);
+                new = L::replace(new, shift, Cell { value, nibble });
+                state.mark_dirty(0, start + pos);
             }
-            for (b4, byte) in bytes.iter().enumerate() {
-                let j = 4 * word + b4;
-                let mut b = byte.load(Relaxed);
-                for half in 0..2 {
-                    let pos = 2 * j + half;
-                    if pos >= values.len() {
-                        break;
-                    }
-                    let shift = 4 * half;
-                    let nib = (b >> shift) & 0xF;
-                    if nib > 8 {
-                        continue; // decided
-                    }
-                    let best = values[pos].load(Relaxed);
-                    let new_value = if best == k {
-                        w += 1;
-                        k
-                    } else if best == -k && nib == 0 {
-                        l += 1;
-                        -k
-                    } else {
-                        continue;
-                    };
-                    // A capture reaches the value, unless the board has no
-                    // move at all (B = -n; any capture gives more).
-                    let free = new_value != -(seeds as i8);
-                    values[pos].store(new_value, Relaxed);
-                    b = (b & !(0xF << shift)) | (with_free(mark, free) << shift);
-                    state.mark_dirty(0, start + pos as u64);
-                }
-                byte.store(b, Relaxed);
-            }
+            word.store(new, Relaxed);
         }
         wins.fetch_add(w, Relaxed);
         losses.fetch_add(l, Relaxed);
@@ -550,87 +619,84 @@ fn run_stage(
     let mut generations = 0;
     let (mut current, mut next) = (0usize, 1usize);
     let (mut cur_mark, mut next_mark) = (MARK_A, MARK_B);
-    // The lists the tasks of the last generation made, one per grant (kept
-    // apart: joining them would copy every listed board once more).
-    let mut frontier: Vec<Vec<u64>> = Vec::new();
+    // The segments of the current list that the tasks of the last generation
+    // filled, one or more per task.
+    let mut frontier: Vec<Range<usize>> = Vec::new();
     let packer = state.packer;
-    let allowance = usize::try_from(state.list_entries).unwrap_or(usize::MAX);
+    let words = state.words();
     loop {
         if frontier.is_empty() && !state.any_dirty(current) {
             break;
         }
         generations += 1;
-        let room = AtomicUsize::new(allowance);
-        let next_of = |batch: ParentBatch| -> Vec<Vec<u64>> {
+        let listed = &state.lists[current];
+        state.lists[next].clear();
+        let next_of = |batch: ParentBatch<L>| -> Vec<Range<usize>> {
             if batch.wins + batch.losses > 0 {
                 wins.fetch_add(batch.wins, Relaxed);
                 losses.fetch_add(batch.losses, Relaxed);
                 progress.inc(batch.wins + batch.losses);
             }
-            // What is left of the task's grant goes back for the tasks still
-            // to run (only as many tasks as threads hold a grant at once).
-            room.fetch_add(batch.granted, Relaxed);
-            let mut lists = batch.lists;
-            // A list's spare room would be held until the next generation has
-            // gone through it; most lists are short.
-            lists.iter_mut().for_each(Vec::shrink_to_fit);
-            lists
+            batch.finish()
         };
-        // The listed boards, a list (at most one grant) per task. Each list
-        // is freed as soon as it has been visited, so that the next
-        // generation's lists grow into the memory this one gives up rather
-        // than beside all of it.
-        let mut lists: Vec<Vec<u64>> = std::mem::take(&mut frontier)
+        // The listed boards, a segment (at most one grant) per task.
+        let mut segments: Vec<Range<usize>> = std::mem::take(&mut frontier)
             .into_par_iter()
-            .flat_map_iter(|chunk| {
-                let mut batch = ParentBatch::new(state, k, generations, next, next_mark, &room);
-                for &entry in &chunk {
+            .flat_map_iter(|segment| {
+                let mut batch = ParentBatch::new(state, k, generations, next, next_mark);
+                for entry in &listed.entries()[segment] {
+                    let entry = entry.load(Relaxed);
                     let board = packer.unpack(entry);
                     batch.tell_parents_of(rules, index, &board, entry & LOST != 0);
                 }
-                drop(chunk);
                 batch.apply();
                 next_of(batch)
             })
             .collect();
-        // The marked boards, one task per word of the dirty map (64 blocks).
-        lists.extend(
+        // The marked boards, one task per DIRTY_WORDS_PER_TASK words of the
+        // dirty map.
+        segments.extend(
             state.dirty[current]
-                .par_iter()
+                .par_chunks(DIRTY_WORDS_PER_TASK)
                 .enumerate()
-                .with_min_len(64)
-                .map(|(word_index, word)| {
+                .map(|(task, dirty)| {
                     // Most words are clear in most generations: read before
                     // writing, and make no batch (an allocation) for nothing.
-                    if word.load(Relaxed) == 0 {
+                    if dirty.iter().all(|bits| bits.load(Relaxed) == 0) {
                         return Vec::new();
                     }
-                    let mut bits = word.swap(0, Relaxed);
-                    let mut batch = ParentBatch::new(state, k, generations, next, next_mark, &room);
-                    let cells = state.cells();
+                    let mut batch = ParentBatch::new(state, k, generations, next, next_mark);
                     let mut walker = Walker::new(index, seeds);
-                    while bits != 0 {
-                        let block = word_index as u64 * 64 + u64::from(bits.trailing_zeros());
-                        bits &= bits - 1;
-                        let start = block * BLOCK;
-                        let end = (start + BLOCK).min(state.size);
-                        // Marked boards of the block. Other threads may change the
-                        // nibble bytes meanwhile, but never a nibble with this
-                        // generation's mark (they touch undecided boards, and
-                        // turn their own new marks of the next generation to
-                        // DONE), so one load per byte is enough.
-                        let marked = (start / 2..end.div_ceil(2)).flat_map(|b| {
-                            let byte = cells.nibbles[b as usize].load(Relaxed);
-                            [(2 * b, byte & 0xF), (2 * b + 1, byte >> 4)]
-                        });
-                        for (i, nibble) in marked {
-                            if nibble | FREE_BIT != cur_mark || i >= end {
-                                continue;
+                    for (d, bits) in dirty.iter().enumerate() {
+                        if bits.load(Relaxed) == 0 {
+                            continue;
+                        }
+                        let mut bits = bits.swap(0, Relaxed);
+                        let dirty_index = task * DIRTY_WORDS_PER_TASK + d;
+                        while bits != 0 {
+                            let block = dirty_index * 64 + bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            let first = block * BLOCK_WORDS;
+                            let last = (first + BLOCK_WORDS).min(words.len());
+                            // Marked boards of the block. Other threads may
+                            // change the words meanwhile, but never a cell
+                            // with this generation's mark (they touch
+                            // undecided boards, and turn their own new marks
+                            // of the next generation to DONE), so one load
+                            // per word is enough.
+                            for (w, word) in (first..last).zip(&words[first..last]) {
+                                let word = word.load(Relaxed);
+                                for s in 0..L::PER_WORD {
+                                    let cell = L::decode(word, s as u32 * L::BITS);
+                                    if cell.nibble | FREE_BIT != cur_mark {
+                                        continue;
+                                    }
+                                    let i = w as u64 * L::PER_WORD + s;
+                                    state.set_done(i, cur_mark);
+                                    let board = walker.board(i);
+                                    batch.tell_parents_of(rules, index, &board, cell.value < 0);
+                                }
                             }
-                            cells.set_done(i, cur_mark);
-                            let lost = cells.value(i).load(Relaxed) < 0;
-                            let board = walker.board(i);
-                            batch.tell_parents_of(rules, index, &board, lost);
                         }
                     }
                     batch.apply();
@@ -639,8 +705,7 @@ fn run_stage(
                 .flatten_iter()
                 .collect::<Vec<_>>(),
         );
-        lists.retain(|list| !list.is_empty());
-        frontier = lists;
+        frontier = crate::lists::tidy(segments);
         std::mem::swap(&mut current, &mut next);
         std::mem::swap(&mut cur_mark, &mut next_mark);
     }
@@ -696,31 +761,17 @@ impl<'a> Walker<'a> {
     }
 }
 
-/// A test of whether any of the eight bytes of a word equals `value`: the
-/// classic zero-byte test on the word xor `value` in every byte (exact for
-/// "any"; it may misplace which byte, which is not asked).
-fn bytes_equal_to(value: i8) -> impl Fn(u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let pattern = u64::from(value as u8) * ONES;
-    move |word| {
-        let x = word ^ pattern;
-        x.wrapping_sub(ONES) & !x & HIGH != 0
-    }
-}
-
 /// Parent updates of one propagation task, applied in batches.
 ///
 /// A parent lies anywhere in the level, so telling it is a cache miss; done one
 /// at a time, right after ranking the parent, the task would wait out every miss.
-/// Instead the parents of a few frontier boards are collected, their bytes are
+/// Instead the parents of a few frontier boards are collected, their words are
 /// prefetched as they are collected, and the updates are applied together, when
-/// most of the bytes have arrived. Updates within a generation commute (counters
+/// most of the words have arrived. Updates within a generation commute (counters
 /// only fall, decided boards only join the next generation), so the order does
 /// not matter.
-struct ParentBatch<'a> {
-    state: &'a State,
-    cells: Cells<'a>,
+struct ParentBatch<'a, L: Layout> {
+    state: &'a State<L>,
     k: i8,
     /// The generation boards decided here belong to, and where it is recorded.
     generation: u16,
@@ -730,45 +781,42 @@ struct ParentBatch<'a> {
     next_mark: u8,
     /// `(parent index, parent, whether the child that told it is lost)`.
     parents: Vec<(u64, Board, bool)>,
-    /// The boards this task decided and listed for the next generation, one
-    /// list per grant (so that the next generation's tasks take at most
-    /// [`LIST_GRANT`] boards each).
-    lists: Vec<Vec<u64>>,
+    /// The next generation's list.
+    listing: &'a ListArena,
+    /// The entries of `listing` this task has filled, one segment per grant
+    /// (so that the next generation's tasks take at most a grant each).
+    segments: Vec<Range<usize>>,
+    /// The unfilled part of this task's grant.
+    grant: Range<usize>,
     packer: BoardPacker,
-    /// List entries granted to this task and not used yet.
-    granted: usize,
-    /// The allowance of list entries left for the next generation.
-    room: &'a AtomicUsize,
     wins: u64,
     losses: u64,
 }
 
-impl<'a> ParentBatch<'a> {
+impl<'a, L: Layout> ParentBatch<'a, L> {
     /// Parents collected before the batch is applied: enough to cover the memory
     /// latency, few enough that the prefetched lines are still in the cache.
     const SIZE: usize = 48;
 
     fn new(
-        state: &'a State,
+        state: &'a State<L>,
         k: i8,
         generation: u32,
         next: usize,
         next_mark: u8,
-        room: &'a AtomicUsize,
-    ) -> ParentBatch<'a> {
+    ) -> ParentBatch<'a, L> {
         ParentBatch {
             state,
-            cells: state.cells(),
             k,
             generation: generation.min(u32::from(u16::MAX)) as u16,
             recorded: state.generations.as_ref().map(Generations::as_atomic),
             next,
             next_mark,
             parents: Vec::with_capacity(Self::SIZE + 2 * awari_dbformat::MAX_PITS as usize * 8),
-            lists: Vec::new(),
+            listing: &state.lists[next],
+            segments: Vec::new(),
+            grant: 0..0,
             packer: state.packer,
-            granted: 0,
-            room,
             wins: 0,
             losses: 0,
         }
@@ -808,8 +856,7 @@ impl<'a> ParentBatch<'a> {
 
     #[inline]
     fn push(&mut self, q: u64, parent: Board, child_in_loss: bool) {
-        prefetch(&self.cells.nibbles[(q / 2) as usize]);
-        prefetch(self.cells.value(q));
+        prefetch(self.state.word_of(q));
         // A parent of a lost board is nearly always decided (a win) and then
         // records its generation; other parents seldom are.
         if let (Some(recorded), true) = (self.recorded, child_in_loss) {
@@ -822,32 +869,34 @@ impl<'a> ParentBatch<'a> {
         self.parents.len() >= Self::SIZE
     }
 
-    /// True when one more decided board may go onto the list (taking a grant of
-    /// [`LIST_GRANT`] entries from the shared allowance when this task has none).
+    /// True when one more decided board may go onto the list (taking a
+    /// grant from the next generation's arena when this task has none).
     #[inline(always)]
     fn may_list(&mut self) -> bool {
-        self.granted > 0 || self.take_grant()
+        !self.grant.is_empty() || self.take_grant()
     }
 
-    /// Takes a grant from the shared allowance, if any is left; true if so.
+    /// Takes a grant from the next generation's arena, if any is left; true if so.
     #[cold]
     #[inline(never)]
     fn take_grant(&mut self) -> bool {
-        // Once the allowance is spent, every decision comes here: a plain read
-        // keeps the shared counter's line unwritten (and uncontended) then.
-        if self.room.load(Relaxed) == 0 {
-            return false;
+        match self.listing.grant() {
+            Some(grant) => {
+                self.segments.push(grant.start..grant.start);
+                self.grant = grant;
+                true
+            }
+            None => false,
         }
-        self.granted = self
-            .room
-            .fetch_update(Relaxed, Relaxed, |r| Some(r.saturating_sub(LIST_GRANT)))
-            .map_or(0, |r| r.min(LIST_GRANT));
-        if self.granted > 0 {
-            // Room for the whole grant: no copying as the list grows
-            // (what is left unused is given back when the task ends).
-            self.lists.push(Vec::with_capacity(self.granted));
-        }
-        self.granted > 0
+    }
+
+    /// The segments of the next generation's list this task filled; the
+    /// unfilled rest of its grant goes to the next task on this thread.
+    fn finish(self) -> Vec<Range<usize>> {
+        self.listing.give_back(self.grant);
+        let mut segments = self.segments;
+        segments.retain(|segment| !segment.is_empty());
+        segments
     }
 
     /// Marks or lists a board just decided (its nibble already says so):
@@ -857,15 +906,17 @@ impl<'a> ParentBatch<'a> {
             recorded[q as usize].store(self.generation, Relaxed);
         }
         if let Some(entry) = listed {
-            self.granted -= 1;
-            self.lists.last_mut().expect("a list per grant").push(entry);
+            let at = self.grant.start;
+            self.listing.entries()[at].store(entry, Relaxed);
+            self.grant.start += 1;
+            self.segments.last_mut().expect("a segment per grant").end = at + 1;
         } else {
             self.state.mark_dirty(self.next, q);
         }
     }
 
     /// The list entry of `parent` when it goes onto a list if decided: it
-    /// packs, and the allowance lasts.
+    /// packs, and the arena has room.
     #[inline(always)]
     fn entry(&mut self, parent: &Board, lost: bool) -> Option<u64> {
         let packed = self.packer.pack(parent)?;
@@ -875,57 +926,53 @@ impl<'a> ParentBatch<'a> {
 
     /// Tells every collected parent; see `run_stage`.
     fn apply(&mut self) {
-        let (cells, k) = (self.cells, self.k);
+        let (state, k) = (self.state, self.k);
         let parents = std::mem::take(&mut self.parents);
         for &(q, parent, child_in_loss) in &parents {
             // A board decided here is listed (nibble DONE: it needs no finding)
-            // when it packs and the allowance lasts, else marked for the next
+            // when it packs and the arena has room, else marked for the next
             // generation.
             if child_in_loss {
                 // The parent can move into a lost position: it wins k. (It is
                 // nearly always undecided, so its entry is made beforehand.)
                 let listed = self.entry(&parent, false);
-                let decided_nibble = if listed.is_some() {
+                let nibble = if listed.is_some() {
                     DONE
                 } else {
                     self.next_mark
                 };
-                if cells
-                    .update_nibble(q, |n| (n <= 8).then_some(decided_nibble))
+                let won = Cell { value: k, nibble };
+                if state
+                    .update(q, |c| (c.nibble <= 8).then_some(won))
                     .is_some()
                 {
-                    cells.value(q).store(k, Relaxed);
                     self.decided(q, listed);
                     self.wins += 1;
                 }
             } else {
                 // One more quiet child in W; when none is left and the captures
                 // give at most -k, the parent loses k (and a capture reaches
-                // that value when B(q) is exactly -k). B(q) is read only then:
-                // most updates touch the nibble alone. The parent is marked;
+                // that value when B(q) is exactly -k). The parent is marked;
                 // when it can be listed instead, its mark becomes DONE (an OR on
-                // the byte just swapped: marks of the next generation are not
+                // the word just swapped: marks of the next generation are not
                 // looked for before this generation ends).
                 let mark = self.next_mark;
-                let old = cells.update_nibble(q, |n| match n {
-                    1 => {
-                        let best = cells.value(q).load(Relaxed);
-                        Some(if best <= -k {
-                            with_free(mark, best == -k)
-                        } else {
-                            0
-                        })
-                    }
-                    2..=8 => Some(n - 1),
+                let old = state.update(q, |c| match c.nibble {
+                    1 if c.value <= -k => Some(Cell {
+                        value: -k,
+                        nibble: with_free(mark, c.value == -k),
+                    }),
+                    1..=8 => Some(Cell {
+                        nibble: c.nibble - 1,
+                        ..c
+                    }),
                     _ => None,
                 });
-                // Decided here iff the counter was 1 and B(q) <= -k; no other
-                // thread writes q's value after that swap.
-                if old == Some(1) && cells.value(q).load(Relaxed) <= -k {
-                    cells.value(q).store(-k, Relaxed);
+                // Decided here iff the counter was 1 and B(q) <= -k.
+                if old.is_some_and(|c| c.nibble == 1 && c.value <= -k) {
                     let listed = self.entry(&parent, true);
                     if listed.is_some() {
-                        cells.set_done(q, mark);
+                        state.set_done(q, mark);
                     }
                     self.decided(q, listed);
                     self.losses += 1;

@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use awari_dbformat::huge::Values;
 use awari_dbformat::{Index, RuleSet, Rules};
-use awari_solver::{solve_in_memory, solve_levels_within};
+use awari_solver::cells::CellLayout;
+use awari_solver::{solve_in_memory, solve_levels_in, solve_levels_within};
 
 /// Values of every level up to `max`, by the reference algorithm.
 fn reference(rules: Rules, max: u32) -> Vec<Vec<i8>> {
@@ -126,6 +127,22 @@ fn fewer_frontier_lists_give_the_same_values() {
         for set in RuleSet::ALL {
             let rules = Rules::new(set, 4).unwrap();
             compare_with(rules, 10, solve_with_lists(rules, 10, entries));
+        }
+    }
+}
+
+#[test]
+fn wide_cells_give_the_same_values() {
+    // Levels above 31 seeds are solved in wide cells (12 bits a board); solve
+    // small ones that way too, with full lists and with none, and compare.
+    for entries in [None, Some(0)] {
+        for set in RuleSet::ALL {
+            let rules = Rules::new(set, 4).unwrap();
+            let wide = solve_levels_in(Some(CellLayout::Wide), rules, 10, entries)
+                .into_iter()
+                .map(|(values, _)| values)
+                .collect();
+            compare_with(rules, 10, wide);
         }
     }
 }
