@@ -142,6 +142,7 @@ pub fn build(
 ) -> Result<(), SolveError> {
     let rules = plan.rules;
     let index = Index::for_pits(rules.pits());
+    crate::memory::free_large_blocks_at_once();
     if let Some(&max) = plan.levels.last() {
         if max > awari_dbformat::MAX_SEEDS {
             return Err(SolveError::Invalid(format!(
@@ -211,7 +212,8 @@ pub fn build(
             continue;
         }
 
-        // Solve.
+        // Solve, with the memory the last level's writing held given back.
+        file::release_contexts();
         crate::memory::give_back_free_heap();
         let boards = index.level_size(seeds);
         let list_entries = plan_memory(seeds, boards, lower.bytes(), options)?;

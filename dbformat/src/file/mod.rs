@@ -179,6 +179,7 @@ pub use writer::{
     spread_sample, temp_path, write_level, write_level_as, write_level_bounded, write_level_with,
     EncodingChoice, LevelWriter, WriteOptions, TRAIN_BOARDS,
 };
+pub use zstd_ctx::release_contexts;
 
 /// The file name extension of level files.
 pub const EXTENSION: &str = "awl";

@@ -46,3 +46,35 @@ pub fn decompress_exact(frame: &[u8], out: &mut [u8]) -> Result<(), String> {
         }
     })
 }
+
+/// Drops the zstd contexts of every thread of the current rayon pool (and of
+/// the calling thread), giving their memory back: a compressing context of
+/// a high level holds tens of megabytes, which a long build would otherwise
+/// carry into the next level's solve.
+pub fn release_contexts() {
+    let release = || {
+        COMPRESSOR.with(|cell| cell.borrow_mut().take());
+        DECOMPRESSOR.with(|cell| cell.borrow_mut().take());
+    };
+    rayon::broadcast(|_| release());
+    release();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contexts_released_are_made_again() {
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        let first = compress(&data, 19).unwrap();
+        release_contexts();
+        COMPRESSOR.with(|cell| assert!(cell.borrow().is_none(), "released"));
+        assert_eq!(compress(&data, 19).unwrap(), first);
+        let mut out = vec![0; data.len()];
+        decompress_exact(&first, &mut out).unwrap();
+        release_contexts();
+        decompress_exact(&first, &mut out).unwrap();
+        assert_eq!(out, data);
+    }
+}
