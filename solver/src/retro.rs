@@ -49,11 +49,13 @@
 //! [`DONE`] or its free twin (a loss is marked by the swap that decides it,
 //! then turned to `DONE` by an OR once listed): one `u64` each, the board
 //! packed ([`BoardPacker`]) and the top bit set when it is lost (a board with
-//! a pit too full to pack is marked). The lists of one generation may hold at
-//! most one board in [`LIST_SHARE`] of the level (8 bytes each; fewer when the memory
-//! budget asks, see [`solve_level_within`]), in a fixed arena that tasks fill
-//! in grants ([`crate::lists`]); past that, decisions fall back to marks
-//! (slower, and the values are the same: see the tests with short lists).
+//! a pit too full to pack is marked). The lists of the generation being
+//! visited and the one being made share room for two boards in [`LIST_SHARE`]
+//! of the level (8 bytes each; fewer when the memory
+//! budget asks, see [`solve_level_within`]), in a fixed pool of chunks that
+//! tasks fill and the next generation empties ([`crate::lists`]); past
+//! that, decisions fall back to marks (slower, and the values are the same:
+//! see the tests with short lists).
 //! Boards seeded from `B` are found by a sweep over the indices and
 //! keep using marks; those are found in index order, so the next one is
 //! reached by stepping the level's iterator when it is near ([`Walker`]).
@@ -76,7 +78,7 @@ use indicatif::ProgressBar;
 use rayon::prelude::*;
 
 use crate::cells::{Cell, CellLayout, Layout, Narrow, Wide};
-use crate::lists::ListArena;
+use crate::lists::ListPool;
 use crate::lower::LowerLevels;
 
 /// Nibble of a board that is decided and whose parents have been told.
@@ -113,12 +115,13 @@ const CHUNK_WORDS: usize = 1 << 13;
 /// a segment of list of its own.)
 const DIRTY_WORDS_PER_TASK: usize = 64;
 
-/// The share of a level's boards the frontier lists of one generation may hold
-/// when memory allows (see [`default_list_entries`]): 0.125 bytes per board
-/// for two generations, so that the narrow state and the lists stay within 1.5
-/// bytes per board. (At level 24 of 6-pit awari, lists of one board in 64
-/// solved some 20% faster than one in 256, and none at all took 1.5 times
-/// as long as one in 64.)
+/// The share of a level's boards the frontier lists may hold per generation
+/// when memory allows (see [`default_list_entries`]): a pool of two boards in
+/// this many, shared by the two generations alive at once, 0.125 bytes per
+/// board, so that the narrow state and the lists stay within 1.5 bytes per
+/// board. (At level 24 of 6-pit awari, with a fixed half of the pool for
+/// each generation, lists of one board in 64 solved some 20% faster than
+/// one in 256, and none at all took 1.5 times as long as one in 64.)
 pub const LIST_SHARE: u64 = 128;
 /// The bytes of one frontier list entry (a board and whether it is lost).
 pub const LIST_ENTRY_BYTES: u64 = std::mem::size_of::<u64>() as u64;
@@ -132,16 +135,17 @@ pub fn fixed_state_bytes_per_board(seeds: u32) -> f64 {
     CellLayout::for_seeds(seeds).bytes_per_board()
 }
 
-/// The entries the frontier lists of one generation may hold by default in a
-/// level of `boards` boards: one board in [`LIST_SHARE`].
+/// The frontier list entries per generation by default in a level of
+/// `boards` boards: one board in [`LIST_SHARE`] (the pool holds twice as
+/// many, for the two generations alive at once).
 pub fn default_list_entries(boards: u64) -> u64 {
     boards / LIST_SHARE
 }
 
 /// The bytes of solver state per board for level `seeds` of `boards` boards
 /// whose lists may hold `list_entries` per generation: the fixed state plus
-/// the lists of two generations (the one being visited and the next) at
-/// their fullest.
+/// the pool of lists of two generations (the one being visited and the
+/// next), full.
 pub fn state_bytes_per_board(seeds: u32, boards: u64, list_entries: u64) -> f64 {
     fixed_state_bytes_per_board(seeds)
         + (2 * list_entries * LIST_ENTRY_BYTES) as f64 / boards.max(1) as f64
@@ -215,9 +219,10 @@ pub fn solve_level_with(
     solve_level_within(rules, seeds, lower, progress, record_generations, lists)
 }
 
-/// Like [`solve_level_with`], with frontier lists of at most `list_entries`
-/// boards per generation ([`LIST_ENTRY_BYTES`] each, two generations alive at
-/// once), to fit a memory budget. Fewer entries cost time, not correctness:
+/// Like [`solve_level_with`], with frontier lists of `list_entries` boards
+/// per generation ([`LIST_ENTRY_BYTES`] each: a pool of twice as many, shared
+/// by the two generations alive at once), to fit a memory budget. Fewer
+/// entries cost time, not correctness:
 /// the boards that do not fit are marked and unranked again, and the values
 /// are the same for any number, 0 included.
 pub fn solve_level_within(
@@ -326,9 +331,9 @@ struct State<L: Layout> {
     size: u64,
     /// When recorded: the generation in which each board was decided.
     generations: Option<Generations>,
-    /// The frontier lists of the current and the next generation (indexed
-    /// like `dirty`).
-    lists: [ListArena; 2],
+    /// The frontier lists of the current and the next generation, in one
+    /// pool of chunks that the two share.
+    lists: ListPool,
     /// How the boards on the lists are packed.
     packer: BoardPacker,
     layout: std::marker::PhantomData<L>,
@@ -348,7 +353,7 @@ impl<L: Layout> State<L> {
             ],
             size,
             generations: None,
-            lists: [ListArena::new(list_entries), ListArena::new(list_entries)],
+            lists: ListPool::new(list_entries.saturating_mul(2)),
             packer: BoardPacker::new(per_side),
             layout: std::marker::PhantomData,
         }
@@ -629,8 +634,7 @@ fn run_stage<L: Layout>(
             break;
         }
         generations += 1;
-        let listed = &state.lists[current];
-        state.lists[next].clear();
+        let pool = &state.lists;
         let next_of = |batch: ParentBatch<L>| -> Vec<Range<usize>> {
             if batch.wins + batch.losses > 0 {
                 wins.fetch_add(batch.wins, Relaxed);
@@ -644,11 +648,13 @@ fn run_stage<L: Layout>(
             .into_par_iter()
             .flat_map_iter(|segment| {
                 let mut batch = ParentBatch::new(state, k, generations, next, next_mark);
-                for entry in &listed.entries()[segment] {
+                for entry in &pool.entries()[segment.clone()] {
                     let entry = entry.load(Relaxed);
                     let board = packer.unpack(entry);
                     batch.tell_parents_of(rules, index, &board, entry & LOST != 0);
                 }
+                // Read: the chunk may take the boards this generation lists.
+                pool.release(segment);
                 batch.apply();
                 next_of(batch)
             })
@@ -705,7 +711,8 @@ fn run_stage<L: Layout>(
                 .flatten_iter()
                 .collect::<Vec<_>>(),
         );
-        frontier = crate::lists::tidy(segments);
+        pool.end_generation();
+        frontier = pool.pieces(segments);
         std::mem::swap(&mut current, &mut next);
         std::mem::swap(&mut cur_mark, &mut next_mark);
     }
@@ -781,8 +788,8 @@ struct ParentBatch<'a, L: Layout> {
     next_mark: u8,
     /// `(parent index, parent, whether the child that told it is lost)`.
     parents: Vec<(u64, Board, bool)>,
-    /// The next generation's list.
-    listing: &'a ListArena,
+    /// The pool the next generation's list is made in.
+    listing: &'a ListPool,
     /// The entries of `listing` this task has filled, one segment per grant
     /// (so that the next generation's tasks take at most a grant each).
     segments: Vec<Range<usize>>,
@@ -813,7 +820,7 @@ impl<'a, L: Layout> ParentBatch<'a, L> {
             next,
             next_mark,
             parents: Vec::with_capacity(Self::SIZE + 2 * awari_dbformat::MAX_PITS as usize * 8),
-            listing: &state.lists[next],
+            listing: &state.lists,
             segments: Vec::new(),
             grant: 0..0,
             packer: state.packer,
@@ -870,13 +877,13 @@ impl<'a, L: Layout> ParentBatch<'a, L> {
     }
 
     /// True when one more decided board may go onto the list (taking a
-    /// grant from the next generation's arena when this task has none).
+    /// grant from the pool of lists when this task has none).
     #[inline(always)]
     fn may_list(&mut self) -> bool {
         !self.grant.is_empty() || self.take_grant()
     }
 
-    /// Takes a grant from the next generation's arena, if any is left; true if so.
+    /// Takes a grant from the pool of lists, if any is left; true if so.
     #[cold]
     #[inline(never)]
     fn take_grant(&mut self) -> bool {
@@ -916,7 +923,7 @@ impl<'a, L: Layout> ParentBatch<'a, L> {
     }
 
     /// The list entry of `parent` when it goes onto a list if decided: it
-    /// packs, and the arena has room.
+    /// packs, and the pool has room.
     #[inline(always)]
     fn entry(&mut self, parent: &Board, lost: bool) -> Option<u64> {
         let packed = self.packer.pack(parent)?;
@@ -930,7 +937,7 @@ impl<'a, L: Layout> ParentBatch<'a, L> {
         let parents = std::mem::take(&mut self.parents);
         for &(q, parent, child_in_loss) in &parents {
             // A board decided here is listed (nibble DONE: it needs no finding)
-            // when it packs and the arena has room, else marked for the next
+            // when it packs and the pool has room, else marked for the next
             // generation.
             if child_in_loss {
                 // The parent can move into a lost position: it wins k. (It is
