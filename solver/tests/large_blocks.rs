@@ -2,14 +2,8 @@
 //! blocks resident. Alone in its test binary: it changes the allocator of
 //! the whole process, and the resident size it measures is the process's.
 
-/// The process's resident anonymous memory in bytes (`RssAnon`), where /proc
-/// tells it.
-fn resident_anonymous() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("RssAnon:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
+mod common;
+use common::resident_anonymous;
 
 #[test]
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
