@@ -335,8 +335,7 @@ fn plan_memory(
             budget: format_size(budget),
         });
     }
-    // Two generations of lists are alive at once.
-    let affordable = (budget - needed) / (2 * retro::LIST_ENTRY_BYTES);
+    let affordable = (budget - needed) / (retro::LIVE_GENERATIONS * retro::LIST_ENTRY_BYTES);
     Ok(retro::default_list_entries(boards).min(affordable))
 }
 

@@ -116,15 +116,18 @@ const CHUNK_WORDS: usize = 1 << 13;
 const DIRTY_WORDS_PER_TASK: usize = 64;
 
 /// The share of a level's boards the frontier lists may hold per generation
-/// when memory allows (see [`default_list_entries`]): a pool of two boards in
-/// this many, shared by the two generations alive at once, 0.125 bytes per
-/// board, so that the narrow state and the lists stay within 1.5 bytes per
-/// board. (At level 24 of 6-pit awari, with a fixed half of the pool for
+/// when memory allows (see [`default_list_entries`]): a pool of
+/// [`LIVE_GENERATIONS`] boards in this many, 0.125 bytes per board, so that
+/// the narrow state and the lists stay within 1.5 bytes per board. (At level 24 of 6-pit awari, with a fixed half of the pool for
 /// each generation, lists of one board in 64 solved some 20% faster than
 /// one in 256, and none at all took 1.5 times as long as one in 64.)
 pub const LIST_SHARE: u64 = 128;
 /// The bytes of one frontier list entry (a board and whether it is lost).
 pub const LIST_ENTRY_BYTES: u64 = std::mem::size_of::<u64>() as u64;
+/// The generations whose frontier lists are alive at once: the one being
+/// visited and the one being made. Their pool holds this many times the
+/// entries of one generation.
+pub const LIVE_GENERATIONS: u64 = 2;
 /// The bit of a list entry that says its board is lost (a packed board leaves
 /// it clear).
 const LOST: u64 = BoardPacker::SPARE_BIT;
@@ -136,8 +139,8 @@ pub fn fixed_state_bytes_per_board(seeds: u32) -> f64 {
 }
 
 /// The frontier list entries per generation by default in a level of
-/// `boards` boards: one board in [`LIST_SHARE`] (the pool holds twice as
-/// many, for the two generations alive at once).
+/// `boards` boards: one board in [`LIST_SHARE`] (the pool holds
+/// [`LIVE_GENERATIONS`] times as many).
 pub fn default_list_entries(boards: u64) -> u64 {
     boards / LIST_SHARE
 }
@@ -148,7 +151,7 @@ pub fn default_list_entries(boards: u64) -> u64 {
 /// next), full.
 pub fn state_bytes_per_board(seeds: u32, boards: u64, list_entries: u64) -> f64 {
     fixed_state_bytes_per_board(seeds)
-        + (2 * list_entries * LIST_ENTRY_BYTES) as f64 / boards.max(1) as f64
+        + (LIVE_GENERATIONS * list_entries * LIST_ENTRY_BYTES) as f64 / boards.max(1) as f64
 }
 
 /// The bytes per board of the recorded generations (a certificate), when asked for.
@@ -220,8 +223,8 @@ pub fn solve_level_with(
 }
 
 /// Like [`solve_level_with`], with frontier lists of `list_entries` boards
-/// per generation ([`LIST_ENTRY_BYTES`] each: a pool of twice as many, shared
-/// by the two generations alive at once), to fit a memory budget. Fewer
+/// per generation ([`LIST_ENTRY_BYTES`] each, in a pool of
+/// [`LIVE_GENERATIONS`] times as many), to fit a memory budget. Fewer
 /// entries cost time, not correctness:
 /// the boards that do not fit are marked and unranked again, and the values
 /// are the same for any number, 0 included.
@@ -341,7 +344,8 @@ struct State<L: Layout> {
 
 impl<L: Layout> State<L> {
     fn new(size: u64, list_entries: u64, per_side: u8) -> State<L> {
-        let list_entries = usize::try_from(list_entries).unwrap_or(usize::MAX);
+        let pool_entries = list_entries.saturating_mul(LIVE_GENERATIONS);
+        let pool_entries = usize::try_from(pool_entries).unwrap_or(usize::MAX);
         let words = size.div_ceil(L::PER_WORD);
         let blocks = words.div_ceil(BLOCK_WORDS as u64);
         let dirty_words = blocks.div_ceil(64) as usize;
@@ -353,7 +357,7 @@ impl<L: Layout> State<L> {
             ],
             size,
             generations: None,
-            lists: ListPool::new(list_entries.saturating_mul(2)),
+            lists: ListPool::new(pool_entries),
             packer: BoardPacker::new(per_side),
             layout: std::marker::PhantomData,
         }
@@ -629,12 +633,12 @@ fn run_stage<L: Layout>(
     let mut frontier: Vec<Range<usize>> = Vec::new();
     let packer = state.packer;
     let words = state.words();
+    let pool = &state.lists;
     loop {
         if frontier.is_empty() && !state.any_dirty(current) {
             break;
         }
         generations += 1;
-        let pool = &state.lists;
         let next_of = |batch: ParentBatch<L>| -> Vec<Range<usize>> {
             if batch.wins + batch.losses > 0 {
                 wins.fetch_add(batch.wins, Relaxed);
