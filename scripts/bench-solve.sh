@@ -39,9 +39,8 @@ top = levels[-1]
 print(f"overall: {boards:,} boards in {secs:.1f} s of level work ({wall:.1f} s wall): {boards/secs:,.0f} boards/s")
 print(f"disk: {disk:,} bytes, {8*disk/boards:.2f} bits/board over all levels")
 peak, lower = top['peak_memory_bytes'], top.get('lower_levels_bytes', 0)
-cells = 8 / 6 if top['seeds'] <= 31 else 8 / 5  # solver::cells: six boards a word, five above 31 seeds
 print(f"largest level {top['seeds']}: {top['boards']:,} boards, peak resident memory {peak/2**20:,.0f} MiB "
       f"= {peak/top['boards']:.2f} bytes/board")
 print(f"  of which lower levels {lower/2**20:,.0f} MiB; the level itself {(peak-lower)/2**20:,.0f} MiB = {(peak-lower)/top['boards']:.2f} bytes/board "
-      f"(solver state at most {top['state_bytes_per_board']:.3f} bytes/board: cells {cells:.3f}, the rest frontier lists)")
+      f"(solver state at most {top['state_bytes_per_board']:.3f} bytes/board: the cells of solver::cells and the frontier lists)")
 PY
