@@ -70,10 +70,12 @@ impl Board {
         Board { pits, per_side }
     }
 
-    /// The pits packed into one word, pit `k` in byte `k` (little end first),
-    /// for the sowing tables of [`crate::sowing`].
+    /// The pits packed into one word, pit `k` in byte `k` (little end first):
+    /// the form the sowing tables of `sowing` work on, and a cheap key for
+    /// hot loops that keep boards for a while (a `u128` stays in registers,
+    /// where a copied `Board` may go through memory).
     #[inline]
-    pub(crate) fn packed(&self) -> u128 {
+    pub fn packed(&self) -> u128 {
         u128::from_le_bytes(self.pits)
     }
 

@@ -404,7 +404,6 @@ impl Rules {
                 let Some(parent) = sowing.unsow(after, pit, sown) else {
                     break;
                 };
-                let candidate = Board::from_packed(parent, self.pits());
                 let k = sowing.last(pit, sown);
                 let may_capture = k >= p && matches!(pit_of(after, k), 2 | 3);
                 // (One call of `visit`, so that the compiler inlines it here
@@ -416,10 +415,14 @@ impl Rules {
                     // except in a grand slam under abapa (which captures nothing).
                     false
                 } else {
+                    let candidate = Board::from_packed(parent, self.pits());
                     self.quiet_child(&candidate, pit) == Some(*board)
                 };
+                // (The board is made afresh from `parent` rather than reused:
+                // the copy above lies in memory in two halves, and reading it
+                // back whole stalled the store buffer.)
                 if is_parent {
-                    visit(candidate, pit);
+                    visit(Board::from_packed(parent, self.pits()), pit);
                 }
             }
         }

@@ -72,7 +72,13 @@ impl BoardPacker {
     #[inline]
     pub fn pack(&self, board: &Board) -> Option<u64> {
         debug_assert_eq!(board.per_side(), self.per_side);
-        let x = board.packed();
+        self.pack_pits(board.packed())
+    }
+
+    /// Like [`BoardPacker::pack`], for a board given as its
+    /// [`Board::packed`] pits.
+    #[inline]
+    pub fn pack_pits(&self, x: u128) -> Option<u64> {
         // Every pit fits when no byte has a bit at or above `width`.
         if x & !(((1 << self.width) - 1) * ONES) != 0 {
             return None;

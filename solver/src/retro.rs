@@ -790,8 +790,10 @@ struct ParentBatch<'a, L: Layout> {
     /// The dirty map and the mark of the next generation.
     next: usize,
     next_mark: u8,
-    /// `(parent index, parent, whether the child that told it is lost)`.
-    parents: Vec<(u64, Board, bool)>,
+    /// `(parent index, parent's [`Board::packed`] pits, whether the child
+    /// that told it is lost)`. (Pits rather than a `Board`: the copy of a
+    /// `Board` just made from its pits went through memory and stalled.)
+    parents: Vec<(u64, u128, bool)>,
     /// The pool the next generation's list is made in.
     listing: &'a ListPool,
     /// The entries of `listing` this task has filled, one segment per grant
@@ -873,7 +875,7 @@ impl<'a, L: Layout> ParentBatch<'a, L> {
         if let (Some(recorded), true) = (self.recorded, child_in_loss) {
             prefetch(&recorded[q as usize]);
         }
-        self.parents.push((q, parent, child_in_loss));
+        self.parents.push((q, parent.packed(), child_in_loss));
     }
 
     fn is_full(&self) -> bool {
@@ -926,11 +928,11 @@ impl<'a, L: Layout> ParentBatch<'a, L> {
         }
     }
 
-    /// The list entry of `parent` when it goes onto a list if decided: it
+    /// The list entry of the board of pits `parent` when it goes onto a list if decided: it
     /// packs, and the pool has room.
     #[inline(always)]
-    fn entry(&mut self, parent: &Board, lost: bool) -> Option<u64> {
-        let packed = self.packer.pack(parent)?;
+    fn entry(&mut self, parent: u128, lost: bool) -> Option<u64> {
+        let packed = self.packer.pack_pits(parent)?;
         self.may_list()
             .then_some(packed | if lost { LOST } else { 0 })
     }
@@ -946,7 +948,7 @@ impl<'a, L: Layout> ParentBatch<'a, L> {
             if child_in_loss {
                 // The parent can move into a lost position: it wins k. (It is
                 // nearly always undecided, so its entry is made beforehand.)
-                let listed = self.entry(&parent, false);
+                let listed = self.entry(parent, false);
                 let nibble = if listed.is_some() {
                     DONE
                 } else {
@@ -981,7 +983,7 @@ impl<'a, L: Layout> ParentBatch<'a, L> {
                 });
                 // Decided here iff the counter was 1 and B(q) <= -k.
                 if old.is_some_and(|c| c.nibble == 1 && c.value <= -k) {
-                    let listed = self.entry(&parent, true);
+                    let listed = self.entry(parent, true);
                     if listed.is_some() {
                         state.set_done(q, mark);
                     }
