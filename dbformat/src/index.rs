@@ -371,20 +371,52 @@ impl Index {
     /// The boards with `seeds` seeds that no database stores (every opponent pit
     /// holds a seed), in index order of the unrestricted numbering.
     pub fn unstored_boards(&self, seeds: u32) -> impl Iterator<Item = Board> + '_ {
+        self.unstored_rows(seeds).flat_map(|row| row.boards())
+    }
+
+    /// The opponent rows of [`Index::unstored_boards`], in the same order:
+    /// each [`UnstoredRow`] yields the unstored boards that have it, so that
+    /// a caller may share them out among threads a row at a time.
+    pub fn unstored_rows(&self, seeds: u32) -> impl Iterator<Item = UnstoredRow> + '_ {
         let p = self.per_side as usize;
         let per_side = self.per_side;
         (p as u32..=seeds).flat_map(move |opp_seeds| {
             // Opponent rows with every pit >= 1: compositions of opp_seeds - P, plus one.
-            Compositions::new(p, opp_seeds - p as u32).flat_map(move |opp| {
-                Compositions::new(p, seeds - opp_seeds).map(move |mover| {
-                    let mut pits = [0u8; MAX_BOARD_PITS];
-                    pits[..p].copy_from_slice(&mover[..p]);
-                    for k in 0..p {
-                        pits[p + k] = opp[k] + 1;
-                    }
-                    Board::from_array(pits, per_side)
-                })
+            Compositions::new(p, opp_seeds - p as u32).map(move |opp| {
+                let mut pits = [0u8; MAX_BOARD_PITS];
+                for k in 0..p {
+                    pits[p + k] = opp[k] + 1;
+                }
+                UnstoredRow {
+                    pits,
+                    mover_seeds: seeds - opp_seeds,
+                    per_side,
+                }
             })
+        })
+    }
+}
+
+/// A full opponent row (every pit holds a seed) and the seeds left for the
+/// mover's row: the unstored boards of one level that have this opponent row
+/// (see [`Index::unstored_rows`]).
+#[derive(Clone, Copy, Debug)]
+pub struct UnstoredRow {
+    /// The opponent row in place (pits `P..2P`), the mover's pits empty.
+    pits: [u8; MAX_BOARD_PITS],
+    mover_seeds: u32,
+    per_side: u8,
+}
+
+impl UnstoredRow {
+    /// The boards with this opponent row, every arrangement of the mover's
+    /// seeds in the index order of the unrestricted numbering.
+    pub fn boards(self) -> impl Iterator<Item = Board> {
+        let p = self.per_side as usize;
+        Compositions::new(p, self.mover_seeds).map(move |mover| {
+            let mut pits = self.pits;
+            pits[..p].copy_from_slice(&mover[..p]);
+            Board::from_array(pits, self.per_side)
         })
     }
 }

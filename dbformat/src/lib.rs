@@ -39,7 +39,7 @@ mod sowing;
 
 pub use board::{parse_pit, pit_label, Board};
 pub use error::{Error, Result};
-pub use index::{Index, LevelIter, Tile, TileBoards};
+pub use index::{Index, LevelIter, Tile, TileBoards, UnstoredRow};
 pub use moves::{Gain, Move, MoveList, Turn};
 pub use packed::BoardPacker;
 pub use rules::{RuleSet, Rules, MAX_PITS, MAX_SEEDS, MIN_PITS};
