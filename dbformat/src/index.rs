@@ -25,9 +25,11 @@
 //!   `count(j, 1, r) + pre(j, 0, r - 1) - pre(j, 0, r - v)` (the empty-pit block
 //!   first, then the blocks that still need an empty pit below).
 //!
-//! For 6 pits and a level of 24 seeds the entries used take about 5 KB, so rank
-//! and unrank run from the L1 cache (a table indexed by the value as well was
-//! 16 times larger and spilled to L2, which made both several times slower).
+//! For 6 pits and a level of 24 seeds the entries used take about 5 KB (in
+//! some 9 KB of cache lines: a [`Table`] row is padded to 128 entries so that
+//! reads need no bounds check), so rank and unrank run from the L1 cache (a
+//! table indexed by the value as well was 16 times larger and spilled to L2,
+//! which made both several times slower).
 
 use std::sync::OnceLock;
 
@@ -41,15 +43,42 @@ const S: usize = MAX_SEEDS as usize + 1;
 /// to `MAX_SEEDS` seeds.
 pub struct Index {
     per_side: u8,
-    /// `pre_zero[j * S + m]`: `pre(j, 1, m)`, see the module docs.
-    pre_zero: Vec<u64>,
-    /// `pre_no_zero[j * S + m]`: `pre(j, 0, m)`.
-    pre_no_zero: Vec<u64>,
-    /// `first_zero[j * S + r]`: `count(j, 1, r)`, the boards whose first empty
+    /// `pre_zero.at(j, m)`: `pre(j, 1, m)`, see the module docs.
+    pre_zero: Table,
+    /// `pre_no_zero.at(j, m)`: `pre(j, 0, m)`.
+    pre_no_zero: Table,
+    /// `first_zero.at(j, r)`: `count(j, 1, r)`, the boards whose first empty
     /// opponent pit (from the top) is pit `j`, given `r` seeds for pits `j..=0`.
-    first_zero: Vec<u64>,
+    first_zero: Table,
     /// `sizes[n]`: the number of stored boards with `n` seeds.
     sizes: Vec<u64>,
+}
+
+/// Entries per row of a [`Table`]: a power of two above `MAX_SEEDS`, so that
+/// an index masked to it is in range and needs no bounds check.
+const TABLE_ROW: usize = 128;
+const _: () = assert!(S <= TABLE_ROW && TABLE_ROW.is_power_of_two());
+const _: () = assert!(MAX_BOARD_PITS.is_power_of_two());
+
+/// One number per (pit, seeds), read by [`Table::at`] without bounds checks:
+/// rank and unrank read some twenty entries per board, in the solver's
+/// hottest loops, and a check per read cost about a quarter of rank's work.
+struct Table(Box<[[u64; TABLE_ROW]; MAX_BOARD_PITS]>);
+
+impl Table {
+    /// The entry of pit `j` and `m` seeds. The callers keep `j < 2P` and
+    /// `m <= MAX_SEEDS`; the masks only let the compiler see that the reads
+    /// are in range (an index past the table would have been a bug anyway).
+    #[inline(always)]
+    fn at(&self, j: usize, m: usize) -> u64 {
+        self.0[j % MAX_BOARD_PITS][m % TABLE_ROW]
+    }
+
+    /// The entries of pit `j`.
+    #[inline(always)]
+    fn row(&self, j: usize) -> &[u64; TABLE_ROW] {
+        &self.0[j % MAX_BOARD_PITS]
+    }
 }
 
 impl std::fmt::Debug for Index {
@@ -93,11 +122,14 @@ impl Index {
                 }
             }
         }
-        let table = |f: &dyn Fn(usize, usize) -> u64| -> Vec<u64> {
-            (0..n)
-                .flat_map(|j| (0..S).map(move |m| (j, m)))
-                .map(|(j, m)| f(j, m))
-                .collect()
+        let table = |f: &dyn Fn(usize, usize) -> u64| -> Table {
+            let mut rows = Box::new([[0u64; TABLE_ROW]; MAX_BOARD_PITS]);
+            for (j, row) in rows.iter_mut().enumerate().take(n) {
+                for (m, entry) in row.iter_mut().enumerate().take(S) {
+                    *entry = f(j, m);
+                }
+            }
+            Table(rows)
         };
         let prefix = |j: usize, z: usize, m: usize| count[j][z][..=m].iter().sum::<u64>();
         let sizes = (0..S).map(|s| count[n][0][s]).collect();
@@ -187,16 +219,14 @@ impl Index {
             if v == 0 {
                 break;
             }
-            let row = j * S;
-            index += self.first_zero[row + remaining] + self.pre_no_zero[row + remaining - 1]
-                - self.pre_no_zero[row + remaining - v];
+            index += self.first_zero.at(j, remaining) + self.pre_no_zero.at(j, remaining - 1)
+                - self.pre_no_zero.at(j, remaining - v);
             remaining -= v;
         }
         // The opponent's pits below (z is now 1).
         for j in (p..j).rev() {
             let v = pits[j] as usize;
-            let row = j * S;
-            index += self.pre_zero[row + remaining] - self.pre_zero[row + remaining - v];
+            index += self.pre_zero.at(j, remaining) - self.pre_zero.at(j, remaining - v);
             remaining -= v;
         }
         Some((index, remaining))
@@ -211,8 +241,7 @@ impl Index {
         // Every mover's pit but pit 0 (which holds what remains); z = 1 here.
         for j in (1..p).rev() {
             let v = pits[j] as usize;
-            let row = j * S;
-            index += self.pre_zero[row + remaining] - self.pre_zero[row + remaining - v];
+            index += self.pre_zero.at(j, remaining) - self.pre_zero.at(j, remaining - v);
             remaining -= v;
         }
         index
@@ -259,16 +288,15 @@ impl Index {
         // The opponent's pits from the top, until the first empty one.
         while j > p {
             j -= 1;
-            let row = j * S;
-            let empty_block = self.first_zero[row + r];
+            let empty_block = self.first_zero.at(j, r);
             if rest < empty_block {
                 break; // pit j is the first empty opponent pit
             }
             // v >= 1: below(v) = top - pre(r-v) <= rest, where top =
             // count(j, 1, r) + pre(r-1) is where this pit's blocks end.
-            let top = empty_block + self.pre_no_zero[row + r - 1];
+            let top = empty_block + self.pre_no_zero.at(j, r - 1);
             let target = top - rest;
-            let pre = &self.pre_no_zero[row..row + r];
+            let pre = &self.pre_no_zero.row(j)[..r];
             let mut v = 1;
             while v < r && pre[r - v - 1] >= target {
                 v += 1;
@@ -279,8 +307,7 @@ impl Index {
         }
         // Every pit below: below(v) = pre(r) - pre(r-v) <= rest.
         for j in (1..j).rev() {
-            let row = j * S;
-            let pre = &self.pre_zero[row..=row + r];
+            let pre = &self.pre_zero.row(j)[..=r];
             let target = pre[r] - rest.min(pre[r]);
             let mut v = 0;
             while v < r && pre[r - v - 1] >= target {
