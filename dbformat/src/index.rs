@@ -26,7 +26,7 @@
 //!   first, then the blocks that still need an empty pit below).
 //!
 //! For 6 pits and a level of 24 seeds the entries used take about 5 KB (in
-//! some 9 KB of cache lines: a [`Table`] row is padded to 128 entries so that
+//! some 9 KB of cache lines: a table row is padded to 128 entries so that
 //! reads need no bounds check), so rank and unrank run from the L1 cache (a
 //! table indexed by the value as well was 16 times larger and spilled to L2,
 //! which made both several times slower).
