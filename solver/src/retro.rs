@@ -109,6 +109,20 @@ fn with_free(code: u8, free: bool) -> u8 {
 pub const BLOCK_WORDS: usize = 8;
 /// Words per task of the sequential passes.
 const CHUNK_WORDS: usize = 1 << 13;
+/// Words per summary of the values boards may hold ([`State::summaries`]):
+/// 3,072 boards in the narrow layout, 8 bytes of summary for every 4 KiB of
+/// cells.
+const SUMMARY_WORDS: usize = 512;
+// A task of the sequential passes covers whole summaries.
+const _: () = assert!(CHUNK_WORDS.is_multiple_of(SUMMARY_WORDS));
+
+/// True when a summary's bits say a board may hold `±k` (always so for
+/// `k >= 63`, which shares its bit with every larger value).
+#[inline]
+fn may_hold(summary: u64, k: i8) -> bool {
+    k >= 63 || summary >> k & 1 == 1
+}
+
 /// Words of the dirty map per task that visits marked boards: 64 of 64
 /// blocks each, some 200,000 boards in the narrow layout. (A task per word
 /// made up to 125,000 tasks a generation at level 24, each with a batch and
@@ -331,6 +345,12 @@ struct State<L: Layout> {
     words: HugeArray,
     /// Dirty blocks of the current and the next generation.
     dirty: [Vec<AtomicU64>; 2],
+    /// Per [`SUMMARY_WORDS`] words: bit `min(|B|, 63)` set for each value
+    /// `B` that an undecided board there may still hold ([`may_hold`]), so
+    /// that a stage's seeding skips the words where no board can be seeded.
+    /// Made by the initial pass; an undecided board keeps its `B`, so the
+    /// bits stay true (if no longer tight) as boards are decided.
+    summaries: Vec<AtomicU64>,
     size: u64,
     /// When recorded: the generation in which each board was decided.
     generations: Option<Generations>,
@@ -350,6 +370,9 @@ impl<L: Layout> State<L> {
         let blocks = words.div_ceil(BLOCK_WORDS as u64);
         let dirty_words = blocks.div_ceil(64) as usize;
         State {
+            summaries: (0..words.div_ceil(SUMMARY_WORDS as u64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
             words: HugeArray::zeroed(8 * words as usize),
             dirty: [
                 (0..dirty_words).map(|_| AtomicU64::new(0)).collect(),
@@ -537,6 +560,17 @@ fn init<L: Layout>(
             }
         }
         resolve_captures(&mut pending, &mut cells);
+        let first_summary = start as usize / L::PER_WORD as usize / SUMMARY_WORDS;
+        let per_summary = SUMMARY_WORDS * L::PER_WORD as usize;
+        for (summary, cells) in state.summaries[first_summary..]
+            .iter()
+            .zip(cells.chunks(per_summary))
+        {
+            let bits = cells.iter().fold(0u64, |bits, cell| {
+                bits | 1 << cell.value.unsigned_abs().min(63)
+            });
+            summary.store(bits, Relaxed);
+        }
         for (word, cells) in words.iter().zip(cells.chunks(L::PER_WORD as usize)) {
             let packed = cells
                 .iter()
@@ -581,40 +615,48 @@ fn run_stage<L: Layout>(
     state.chunks().for_each(|(start, boards, words)| {
         let (mut w, mut l) = (0, 0);
         // Only this task touches the chunk while seeding: plain loads and stores.
-        for (n, word) in words.iter().enumerate() {
-            let old = word.load(Relaxed);
-            // Most words hold no value ±k, and one test skips them.
-            if !plus_k(old) && !minus_k(old) {
+        // Runs of words where no undecided board holds ±k are skipped whole.
+        let first_summary = start as usize / L::PER_WORD as usize / SUMMARY_WORDS;
+        for (r, run) in words.chunks(SUMMARY_WORDS).enumerate() {
+            if !may_hold(state.summaries[first_summary + r].load(Relaxed), k) {
                 continue;
             }
-            let mut new = old;
-            for s in 0..L::PER_WORD {
-                let pos = n as u64 * L::PER_WORD + s;
-                if pos >= boards as u64 {
-                    break;
-                }
-                let shift = s as u32 * L::BITS;
-                let cell = L::decode(old, shift);
-                if cell.nibble > 8 {
-                    continue; // decided
-                }
-                let value = if cell.value == k {
-                    w += 1;
-                    k
-                } else if cell.value == -k && cell.nibble == 0 {
-                    l += 1;
-                    -k
-                } else {
+            for (m, word) in run.iter().enumerate() {
+                let n = r * SUMMARY_WORDS + m;
+                let old = word.load(Relaxed);
+                // Most words hold no value ±k, and one test skips them.
+                if !plus_k(old) && !minus_k(old) {
                     continue;
-                };
-                // A capture reaches the value, unless the board has no
-                // move at all (B = -n; any capture gives more).
-                let free = value != -(seeds as i8);
-                let nibble = with_free(mark, free);
-                new = L::replace(new, shift, Cell { value, nibble });
-                state.mark_dirty(0, start + pos);
+                }
+                let mut new = old;
+                for s in 0..L::PER_WORD {
+                    let pos = n as u64 * L::PER_WORD + s;
+                    if pos >= boards as u64 {
+                        break;
+                    }
+                    let shift = s as u32 * L::BITS;
+                    let cell = L::decode(old, shift);
+                    if cell.nibble > 8 {
+                        continue; // decided
+                    }
+                    let value = if cell.value == k {
+                        w += 1;
+                        k
+                    } else if cell.value == -k && cell.nibble == 0 {
+                        l += 1;
+                        -k
+                    } else {
+                        continue;
+                    };
+                    // A capture reaches the value, unless the board has no
+                    // move at all (B = -n; any capture gives more).
+                    let free = value != -(seeds as i8);
+                    let nibble = with_free(mark, free);
+                    new = L::replace(new, shift, Cell { value, nibble });
+                    state.mark_dirty(0, start + pos);
+                }
+                word.store(new, Relaxed);
             }
-            word.store(new, Relaxed);
         }
         wins.fetch_add(w, Relaxed);
         losses.fetch_add(l, Relaxed);
