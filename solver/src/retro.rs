@@ -431,6 +431,12 @@ impl<L: Layout> State<L> {
         self.dirty[which].par_iter().any(|w| w.load(Relaxed) != 0)
     }
 
+    /// The summaries from the one of board `start` on (`start` begins a
+    /// task of [`State::chunks`], so a summary).
+    fn summaries_from(&self, start: u64) -> &[AtomicU64] {
+        &self.summaries[start as usize / L::PER_WORD as usize / SUMMARY_WORDS..]
+    }
+
     /// Boards per task of the sequential passes (a multiple of 64, so that a
     /// task owns whole words of the free bits too).
     const CHUNK: u64 = CHUNK_WORDS as u64 * L::PER_WORD;
@@ -560,9 +566,9 @@ fn init<L: Layout>(
             }
         }
         resolve_captures(&mut pending, &mut cells);
-        let first_summary = start as usize / L::PER_WORD as usize / SUMMARY_WORDS;
         let per_summary = SUMMARY_WORDS * L::PER_WORD as usize;
-        for (summary, cells) in state.summaries[first_summary..]
+        for (summary, cells) in state
+            .summaries_from(start)
             .iter()
             .zip(cells.chunks(per_summary))
         {
@@ -616,46 +622,22 @@ fn run_stage<L: Layout>(
         let (mut w, mut l) = (0, 0);
         // Only this task touches the chunk while seeding: plain loads and stores.
         // Runs of words where no undecided board holds ±k are skipped whole.
-        let first_summary = start as usize / L::PER_WORD as usize / SUMMARY_WORDS;
-        for (r, run) in words.chunks(SUMMARY_WORDS).enumerate() {
-            if !may_hold(state.summaries[first_summary + r].load(Relaxed), k) {
+        let runs = words.chunks(SUMMARY_WORDS).zip(state.summaries_from(start));
+        for (r, (run, summary)) in runs.enumerate() {
+            if !may_hold(summary.load(Relaxed), k) {
                 continue;
             }
             for (m, word) in run.iter().enumerate() {
-                let n = r * SUMMARY_WORDS + m;
                 let old = word.load(Relaxed);
                 // Most words hold no value ±k, and one test skips them.
                 if !plus_k(old) && !minus_k(old) {
                     continue;
                 }
-                let mut new = old;
-                for s in 0..L::PER_WORD {
-                    let pos = n as u64 * L::PER_WORD + s;
-                    if pos >= boards as u64 {
-                        break;
-                    }
-                    let shift = s as u32 * L::BITS;
-                    let cell = L::decode(old, shift);
-                    if cell.nibble > 8 {
-                        continue; // decided
-                    }
-                    let value = if cell.value == k {
-                        w += 1;
-                        k
-                    } else if cell.value == -k && cell.nibble == 0 {
-                        l += 1;
-                        -k
-                    } else {
-                        continue;
-                    };
-                    // A capture reaches the value, unless the board has no
-                    // move at all (B = -n; any capture gives more).
-                    let free = value != -(seeds as i8);
-                    let nibble = with_free(mark, free);
-                    new = L::replace(new, shift, Cell { value, nibble });
-                    state.mark_dirty(0, start + pos);
-                }
+                let first = start + ((r * SUMMARY_WORDS + m) as u64) * L::PER_WORD;
+                let end = start + boards as u64;
+                let (new, won, lost) = seed_word(state, old, first..end, k, seeds, mark);
                 word.store(new, Relaxed);
+                (w, l) = (w + won, l + lost);
             }
         }
         wins.fetch_add(w, Relaxed);
@@ -772,6 +754,47 @@ fn run_stage<L: Layout>(
     }
 }
 
+/// Seeds stage `k` in one word of cells, `old`, whose first board is
+/// `boards.start` (boards from `boards.end` on lie past the task): an
+/// undecided board whose captures reach `k` wins `k`, one whose captures give
+/// `-k` and whose quiet children are all in W loses `k`, and each gets
+/// `mark`, the first generation's (or its free twin). Returns the new word
+/// and the wins and losses.
+#[inline]
+fn seed_word<L: Layout>(
+    state: &State<L>,
+    old: u64,
+    boards: Range<u64>,
+    k: i8,
+    seeds: u32,
+    mark: u8,
+) -> (u64, u64, u64) {
+    let (mut new, mut wins, mut losses) = (old, 0, 0);
+    for (s, i) in (0..L::PER_WORD).zip(boards) {
+        let shift = s as u32 * L::BITS;
+        let cell = L::decode(old, shift);
+        if cell.nibble > 8 {
+            continue; // decided
+        }
+        let value = if cell.value == k {
+            wins += 1;
+            k
+        } else if cell.value == -k && cell.nibble == 0 {
+            losses += 1;
+            -k
+        } else {
+            continue;
+        };
+        // A capture reaches the value, unless the board has no move at all
+        // (B = -n; any capture gives more).
+        let free = value != -(seeds as i8);
+        let nibble = with_free(mark, free);
+        new = L::replace(new, shift, Cell { value, nibble });
+        state.mark_dirty(0, i);
+    }
+    (new, wins, losses)
+}
+
 /// The boards of marked indices, found in increasing order within a task.
 ///
 /// Unranking costs about as much as ten steps of the level's iterator (132 ns
@@ -836,14 +859,12 @@ struct ParentBatch<'a, L: Layout> {
     /// that told it is lost)`. (Pits rather than a `Board`: the copy of a
     /// `Board` just made from its pits went through memory and stalled.)
     parents: Vec<(u64, u128, bool)>,
-    /// The pool the next generation's list is made in.
-    listing: &'a ListPool,
-    /// The entries of `listing` this task has filled, one segment per grant
+    /// The entries of the pool of lists (`state.lists`) this task has filled
+    /// for the next generation, one segment per grant
     /// (so that the next generation's tasks take at most a grant each).
     segments: Vec<Range<usize>>,
     /// The unfilled part of this task's grant.
     grant: Range<usize>,
-    packer: BoardPacker,
     wins: u64,
     losses: u64,
 }
@@ -868,10 +889,8 @@ impl<'a, L: Layout> ParentBatch<'a, L> {
             next,
             next_mark,
             parents: Vec::with_capacity(Self::SIZE + 2 * awari_dbformat::MAX_PITS as usize * 8),
-            listing: &state.lists,
             segments: Vec::new(),
             grant: 0..0,
-            packer: state.packer,
             wins: 0,
             losses: 0,
         }
@@ -935,7 +954,7 @@ impl<'a, L: Layout> ParentBatch<'a, L> {
     #[cold]
     #[inline(never)]
     fn take_grant(&mut self) -> bool {
-        match self.listing.grant() {
+        match self.state.lists.grant() {
             Some(grant) => {
                 self.segments.push(grant.start..grant.start);
                 self.grant = grant;
@@ -948,7 +967,7 @@ impl<'a, L: Layout> ParentBatch<'a, L> {
     /// The segments of the next generation's list this task filled; the
     /// unfilled rest of its grant goes to the next task on this thread.
     fn finish(self) -> Vec<Range<usize>> {
-        self.listing.give_back(self.grant);
+        self.state.lists.give_back(self.grant);
         let mut segments = self.segments;
         segments.retain(|segment| !segment.is_empty());
         segments
@@ -962,7 +981,7 @@ impl<'a, L: Layout> ParentBatch<'a, L> {
         }
         if let Some(entry) = listed {
             let at = self.grant.start;
-            self.listing.entries()[at].store(entry, Relaxed);
+            self.state.lists.entries()[at].store(entry, Relaxed);
             self.grant.start += 1;
             self.segments.last_mut().expect("a segment per grant").end = at + 1;
         } else {
@@ -970,11 +989,11 @@ impl<'a, L: Layout> ParentBatch<'a, L> {
         }
     }
 
-    /// The list entry of the board of pits `parent` when it goes onto a list if decided: it
-    /// packs, and the pool has room.
+    /// The list entry of the board of pits `parent` when it goes onto a list
+    /// if decided: it packs, and the pool has room.
     #[inline(always)]
     fn entry(&mut self, parent: u128, lost: bool) -> Option<u64> {
-        let packed = self.packer.pack_pits(parent)?;
+        let packed = self.state.packer.pack_pits(parent)?;
         self.may_list()
             .then_some(packed | if lost { LOST } else { 0 })
     }
