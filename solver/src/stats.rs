@@ -65,34 +65,27 @@ pub fn count_all(
     let index = Index::for_pits(rules.pits());
     let mut all = stored.clone();
     // A task per opponent row (level 24: 134,596 rows for 34.6 million
-    // boards), each valuing its boards a group at a time; a histogram and a
-    // scratch list per thread.
-    let (histogram, _, _) = index
+    // boards), each valuing its boards a group at a time; a histogram and
+    // scratch lists per thread.
+    let histogram = index
         .unstored_rows(seeds)
         .par_bridge()
         .fold(
             || ([0u64; 256], Vec::with_capacity(GROUP), Vec::new()),
             |(mut h, mut group, mut moves), row| {
-                let mut value_group = |group: &mut Vec<Board>, h: &mut [u64; 256]| {
-                    for v in one_ply_group(rules, index, group, values, lower, &mut moves) {
+                let mut boards = row.boards().peekable();
+                while boards.peek().is_some() {
+                    group.clear();
+                    group.extend(boards.by_ref().take(GROUP));
+                    for v in one_ply_group(rules, index, &group, values, lower, &mut moves) {
                         h[v as u8 as usize] += 1;
                     }
-                    group.clear();
-                };
-                for board in row.boards() {
-                    group.push(board);
-                    if group.len() == GROUP {
-                        value_group(&mut group, &mut h);
-                    }
                 }
-                value_group(&mut group, &mut h);
                 (h, group, moves)
             },
         )
-        .reduce(
-            || ([0u64; 256], Vec::new(), Vec::new()),
-            |(a, g, m), (b, _, _)| (add_histograms(a, b), g, m),
-        );
+        .map(|(h, _, _)| h)
+        .reduce(|| [0u64; 256], add_histograms);
     for (b, &n) in histogram.iter().enumerate() {
         if n > 0 {
             *all.entry(b as u8 as i8).or_default() += n;
