@@ -73,12 +73,6 @@ impl Table {
     fn at(&self, j: usize, m: usize) -> u64 {
         self.0[j % MAX_BOARD_PITS][m % TABLE_ROW]
     }
-
-    /// The entries of pit `j`.
-    #[inline(always)]
-    fn row(&self, j: usize) -> &[u64; TABLE_ROW] {
-        &self.0[j % MAX_BOARD_PITS]
-    }
 }
 
 impl std::fmt::Debug for Index {
@@ -296,24 +290,25 @@ impl Index {
             // count(j, 1, r) + pre(r-1) is where this pit's blocks end.
             let top = empty_block + self.pre_no_zero.at(j, r - 1);
             let target = top - rest;
-            let pre = &self.pre_no_zero.row(j)[..r];
+            let pre = |m| self.pre_no_zero.at(j, m);
             let mut v = 1;
-            while v < r && pre[r - v - 1] >= target {
+            while v < r && pre(r - v - 1) >= target {
                 v += 1;
             }
-            rest -= top - pre[r - v];
+            rest -= top - pre(r - v);
             pits[j] = v as u8;
             r -= v;
         }
         // Every pit below: below(v) = pre(r) - pre(r-v) <= rest.
         for j in (1..j).rev() {
-            let pre = &self.pre_zero.row(j)[..=r];
-            let target = pre[r] - rest.min(pre[r]);
+            let pre = |m| self.pre_zero.at(j, m);
+            let top = pre(r);
+            let target = top - rest.min(top);
             let mut v = 0;
-            while v < r && pre[r - v - 1] >= target {
+            while v < r && pre(r - v - 1) >= target {
                 v += 1;
             }
-            rest -= pre[r] - pre[r - v];
+            rest -= top - pre(r - v);
             pits[j] = v as u8;
             r -= v;
         }
