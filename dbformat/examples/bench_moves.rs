@@ -4,11 +4,11 @@
 //!
 //! Prints nanoseconds per call and calls per second for: stepping the level
 //! iterator, unrank, rank, legal moves, and un-move generation (with and without
-//! ranking each parent).
+//! ranking each parent, and the solver's ranked stored parents).
 use std::hint::black_box;
 use std::time::Instant;
 
-use awari_dbformat::{Index, Rules};
+use awari_dbformat::{Index, Parents, Rules};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -86,4 +86,22 @@ fn main() {
         });
     }
     report("un-moves + rank parents", t, n);
+
+    // The solver's form: stored parents ranked as they are made, for the
+    // 6-pit game's constant rows.
+    let finder = Parents::new(rules);
+    let t = Instant::now();
+    let mut stored = 0usize;
+    for b in &boards {
+        finder.for_each::<6>(black_box(b.packed()), |q, parent| {
+            black_box((q, parent));
+            stored += 1;
+        });
+    }
+    report("stored parents (Parents)", t, n);
+    println!(
+        "{:<28} {:>8.2}",
+        "  stored parents per board",
+        stored as f64 / n
+    );
 }

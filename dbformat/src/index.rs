@@ -241,6 +241,69 @@ impl Index {
         index
     }
 
+    /// [`Index::rank`] of the board of pits `pits` ([`Board::packed`]) with
+    /// `P` pits per side and `seeds` seeds, for the hot loops of board size
+    /// `P` (the rows are then constant and the walks unroll).
+    #[inline(always)]
+    pub(crate) fn rank_packed<const P: usize>(&self, pits: u128, seeds: usize) -> Option<u64> {
+        let (opponent, remaining) = self.opponent_walk_packed::<P>(pits, seeds)?;
+        Some(opponent + self.mover_walk_packed::<P>(pits, remaining))
+    }
+
+    /// [`Index::opponent_walk`] of packed pits (see [`Index::rank_packed`]):
+    /// the opponent's part of the index and the seeds left for the mover's
+    /// row, or `None` when no opponent pit is empty.
+    #[inline(always)]
+    pub(crate) fn opponent_walk_packed<const P: usize>(
+        &self,
+        pits: u128,
+        seeds: usize,
+    ) -> Option<(u64, usize)> {
+        debug_assert_eq!(usize::from(self.per_side), P);
+        let mut remaining = seeds;
+        let mut index = 0;
+        // `seen`: an empty opponent pit lies above pit j (z = 1).
+        let mut seen = false;
+        for j in (P..2 * P).rev() {
+            let v = usize::from((pits >> (8 * j)) as u8);
+            // Both terms, then a choice the compiler makes without a branch:
+            // which pit is the first empty one is as good as random, and the
+            // branch on it cost more than the extra reads (bench_moves).
+            let after_zero = self.pre_zero.at(j, remaining) - self.pre_zero.at(j, remaining - v);
+            let before_zero = (self.first_zero.at(j, remaining)
+                + self.pre_no_zero.at(j, remaining.wrapping_sub(1)))
+            .wrapping_sub(self.pre_no_zero.at(j, remaining - v));
+            let empty = v == 0;
+            index += if seen {
+                after_zero
+            } else if empty {
+                0
+            } else {
+                before_zero
+            };
+            seen |= empty;
+            remaining -= v;
+        }
+        seen.then_some((index, remaining))
+    }
+
+    /// [`Index::mover_walk`] of packed pits whose mover's row holds
+    /// `remaining` seeds (see [`Index::rank_packed`]).
+    #[inline(always)]
+    pub(crate) fn mover_walk_packed<const P: usize>(
+        &self,
+        pits: u128,
+        mut remaining: usize,
+    ) -> u64 {
+        let mut index = 0;
+        for j in (1..P).rev() {
+            let v = usize::from((pits >> (8 * j)) as u8);
+            index += self.pre_zero.at(j, remaining) - self.pre_zero.at(j, remaining - v);
+            remaining -= v;
+        }
+        index
+    }
+
     /// Like [`Index::rank`], but an error naming the board when it is not stored.
     ///
     /// # Errors

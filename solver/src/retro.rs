@@ -73,7 +73,7 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 
 use awari_dbformat::cache::prefetch;
 use awari_dbformat::huge::{Generations, HugeArray, Values};
-use awari_dbformat::{Board, BoardPacker, Gain, Index, LevelIter, MoveList, Rules, Score};
+use awari_dbformat::{Board, BoardPacker, Gain, Index, LevelIter, MoveList, Parents, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -319,6 +319,18 @@ fn solve<L: Layout>(
     init(rules, seeds, index, lower, &state, progress);
     let init_seconds = started.elapsed().as_secs_f64();
 
+    // The propagation is written for one board size at a time (see
+    // `awari_dbformat::Parents`).
+    let run_stage = match rules.pits() {
+        2 => run_stage::<L, 2>,
+        3 => run_stage::<L, 3>,
+        4 => run_stage::<L, 4>,
+        5 => run_stage::<L, 5>,
+        6 => run_stage::<L, 6>,
+        7 => run_stage::<L, 7>,
+        8 => run_stage::<L, 8>,
+        pits => unreachable!("{pits} pits per side: Rules accepts 2 to 8"),
+    };
     let mut stages = Vec::new();
     for k in (1..=seeds as i8).rev() {
         progress.set_message(format!("stage {k}"));
@@ -602,7 +614,7 @@ fn resolve_captures(pending: &mut Vec<(u32, Gain, &i8)>, cells: &mut [Cell]) {
 }
 
 /// One threshold stage: seed it from `B`, then propagate until nothing changes.
-fn run_stage<L: Layout>(
+fn run_stage<L: Layout, const P: usize>(
     rules: Rules,
     seeds: u32,
     index: &Index,
@@ -663,7 +675,7 @@ fn run_stage<L: Layout>(
             break;
         }
         generations += 1;
-        let next_of = |batch: ParentBatch<L>| -> Vec<Range<usize>> {
+        let next_of = |batch: ParentBatch<L, P>| -> Vec<Range<usize>> {
             if batch.wins + batch.losses > 0 {
                 wins.fetch_add(batch.wins, Relaxed);
                 losses.fetch_add(batch.losses, Relaxed);
@@ -675,11 +687,11 @@ fn run_stage<L: Layout>(
         let mut segments: Vec<Range<usize>> = std::mem::take(&mut frontier)
             .into_par_iter()
             .flat_map_iter(|segment| {
-                let mut batch = ParentBatch::new(state, k, generations, next, next_mark);
+                let mut batch = ParentBatch::new(state, rules, k, generations, next, next_mark);
                 for entry in &pool.entries()[segment.clone()] {
                     let entry = entry.load(Relaxed);
                     let board = packer.unpack(entry);
-                    batch.tell_parents_of(rules, index, &board, entry & LOST != 0);
+                    batch.tell_parents_of(board.packed(), entry & LOST != 0);
                 }
                 // Read: the chunk may take the boards this generation lists.
                 pool.release(segment);
@@ -699,7 +711,7 @@ fn run_stage<L: Layout>(
                     if dirty.iter().all(|bits| bits.load(Relaxed) == 0) {
                         return Vec::new();
                     }
-                    let mut batch = ParentBatch::new(state, k, generations, next, next_mark);
+                    let mut batch = ParentBatch::new(state, rules, k, generations, next, next_mark);
                     let mut walker = Walker::new(index, seeds);
                     for (d, bits) in dirty.iter().enumerate() {
                         if bits.load(Relaxed) == 0 {
@@ -728,7 +740,7 @@ fn run_stage<L: Layout>(
                                     let i = w as u64 * L::PER_WORD + s;
                                     state.set_done(i, cur_mark);
                                     let board = walker.board(i);
-                                    batch.tell_parents_of(rules, index, &board, cell.value < 0);
+                                    batch.tell_parents_of(board.packed(), cell.value < 0);
                                 }
                             }
                         }
@@ -846,8 +858,10 @@ impl<'a> Walker<'a> {
 /// most of the words have arrived. Updates within a generation commute (counters
 /// only fall, decided boards only join the next generation), so the order does
 /// not matter.
-struct ParentBatch<'a, L: Layout> {
+struct ParentBatch<'a, L: Layout, const P: usize> {
     state: &'a State<L>,
+    /// The stored parents of a board, ranked.
+    parents_of: Parents,
     k: i8,
     /// The generation boards decided here belong to, and where it is recorded.
     generation: u16,
@@ -869,20 +883,22 @@ struct ParentBatch<'a, L: Layout> {
     losses: u64,
 }
 
-impl<'a, L: Layout> ParentBatch<'a, L> {
+impl<'a, L: Layout, const P: usize> ParentBatch<'a, L, P> {
     /// Parents collected before the batch is applied: enough to cover the memory
     /// latency, few enough that the prefetched lines are still in the cache.
     const SIZE: usize = 48;
 
     fn new(
         state: &'a State<L>,
+        rules: Rules,
         k: i8,
         generation: u32,
         next: usize,
         next_mark: u8,
-    ) -> ParentBatch<'a, L> {
+    ) -> ParentBatch<'a, L, P> {
         ParentBatch {
             state,
+            parents_of: Parents::new(rules),
             k,
             generation: generation.min(u32::from(u16::MAX)) as u16,
             recorded: state.generations.as_ref().map(Generations::as_atomic),
@@ -896,47 +912,26 @@ impl<'a, L: Layout> ParentBatch<'a, L> {
         }
     }
 
-    /// Collects the stored parents of frontier board `child` (lost or not), and
-    /// applies the batch when it is full.
+    /// Collects the stored parents of frontier board `child` (its pits,
+    /// [`Board::packed`]; lost or not), and applies the batch when it is full.
     #[inline]
-    fn tell_parents_of(&mut self, rules: Rules, index: &Index, child: &Board, lost: bool) {
-        // A parent whose move sowed only its own row (its last seed landed
-        // before pit P) has the opponent's row of `after` (the child seen from
-        // the parent's side), so the larger part of its index is found once
-        // per child (`Index::opponent_part`; `None`: a full opponent row, no
-        // such parent is stored). (Told by the pit and the seeds it held, not
-        // by comparing rows: cheaper, and it reads no board from memory.)
-        let after = child.swapped();
-        let per_side = usize::from(rules.pits());
-        let mut shared: Option<Option<u64>> = None;
-        rules.for_each_unmove(child, |parent, pit| {
-            let own_row_only = pit + usize::from(parent.pit(pit)) < per_side;
-            debug_assert_eq!(own_row_only, parent.same_opponent_row(&after));
-            let q = if own_row_only {
-                (*shared.get_or_insert_with(|| index.opponent_part(&after)))
-                    .map(|opponent| opponent + index.mover_part(&parent))
-            } else {
-                // A parent with a full opponent row is not stored.
-                index.rank(&parent)
-            };
-            if let Some(q) = q {
-                self.push(q, parent, lost);
-            }
-        });
+    fn tell_parents_of(&mut self, child: u128, lost: bool) {
+        let parents_of = self.parents_of;
+        parents_of.for_each::<P>(child, |q, parent| self.push(q, parent, lost));
         if self.is_full() {
             self.apply();
         }
     }
 
     #[inline]
-    fn push(&mut self, q: u64, parent: Board, child_in_loss: bool) {
+    fn push(&mut self, q: u64, parent: u128, child_in_loss: bool) {
         prefetch(self.state.word_of(q));
         // A parent of a lost board is nearly always decided (a win) and then
         // records its generation; other parents seldom are.
         if let (Some(recorded), true) = (self.recorded, child_in_loss) {
             prefetch(&recorded[q as usize]);
         }
-        self.parents.push((q, parent.packed(), child_in_loss));
+        self.parents.push((q, parent, child_in_loss));
     }
 
     fn is_full(&self) -> bool {
