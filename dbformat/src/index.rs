@@ -241,6 +241,22 @@ impl Index {
         index
     }
 
+    /// [`Index::rank`] for boards of `P` pits per side, this index's own:
+    /// the walks over the pits unroll and the first empty opponent pit is
+    /// found without a branch, for the solver's hot loops (the captures of
+    /// its initial pass). The same value as [`Index::rank`].
+    ///
+    /// # Panics
+    /// In debug builds, when `P` is not this index's pits per side.
+    #[inline]
+    pub fn rank_sized<const P: usize>(&self, board: &Board) -> Option<u64> {
+        debug_assert_eq!(board.per_side(), self.per_side);
+        let pits = board.packed();
+        let folded = (pits as u64) + ((pits >> 64) as u64);
+        let seeds = (folded.wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize;
+        self.rank_packed::<P>(pits, seeds)
+    }
+
     /// [`Index::rank`] of the board of pits `pits` ([`Board::packed`]) with
     /// `P` pits per side and `seeds` seeds, for the hot loops of board size
     /// `P` (the rows are then constant and the walks unroll).

@@ -213,7 +213,31 @@ impl Rules {
     /// counting and filtering [`Rules::legal_moves`] (a property test checks it).
     #[inline]
     pub fn quiet_moves_and_captures(&self, board: &Board, captures: &mut MoveList) -> u8 {
-        let p = self.pits() as usize;
+        match self.pits() {
+            2 => self.quiet_moves_and_captures_sized::<2>(board, captures),
+            3 => self.quiet_moves_and_captures_sized::<3>(board, captures),
+            4 => self.quiet_moves_and_captures_sized::<4>(board, captures),
+            5 => self.quiet_moves_and_captures_sized::<5>(board, captures),
+            6 => self.quiet_moves_and_captures_sized::<6>(board, captures),
+            7 => self.quiet_moves_and_captures_sized::<7>(board, captures),
+            _ => self.quiet_moves_and_captures_sized::<8>(board, captures),
+        }
+    }
+
+    /// [`Rules::quiet_moves_and_captures`] for boards of `P` pits per side,
+    /// the rules' own: the loop over the mover's pits unrolls, and which
+    /// moves may capture is found without a branch per pit (whether a pit is
+    /// empty, or its last seed makes 2 or 3, is as good as random).
+    ///
+    /// # Panics
+    /// In debug builds, when `P` is not the rules' pits per side.
+    #[inline(always)]
+    pub fn quiet_moves_and_captures_sized<const P: usize>(
+        &self,
+        board: &Board,
+        captures: &mut MoveList,
+    ) -> u8 {
+        debug_assert_eq!(usize::from(self.pits()), P);
         let sowing = Sowing::for_pits(self.pits());
         let pits = board.array();
         // With an empty opponent row a quiet move may starve; such boards are rare,
@@ -228,22 +252,25 @@ impl Rules {
             return quiet;
         }
         // The opponent has seeds, so no quiet move starves and only a capture can.
+        // A move is quiet when its last seed lands in the mover's row, or
+        // makes neither 2 nor 3; only the others are sown.
         let mut quiet = 0u8;
+        let mut may_capture = 0u32; // bit pit: the move from pit may capture
+        for pit in 0..P {
+            let seeds = usize::from(pits[pit]);
+            // (An empty pit "lands" in itself, in the mover's row.)
+            let last = sowing.last(pit, seeds);
+            let landed = pits[last] + sowing.landing(pit, seeds);
+            let capturing = last >= P && (landed == 2 || landed == 3);
+            quiet += u8::from(seeds != 0 && !capturing);
+            may_capture |= u32::from(capturing) << pit;
+        }
         // The captures go straight into the list, as in `legal_moves`.
         captures.clear();
         let mut starving = 0u8; // bit k: capture k starves
-        for pit in 0..p {
-            let seeds = pits[pit] as usize;
-            if seeds == 0 {
-                continue;
-            }
-            // Where the last seed lands and what that pit then holds.
-            let last = sowing.last(pit, seeds);
-            let landed = pits[last] + pit_of(sowing.add(pit, seeds), last);
-            if last < p || !(landed == 2 || landed == 3) {
-                quiet += 1;
-                continue;
-            }
+        while may_capture != 0 {
+            let pit = may_capture.trailing_zeros() as usize;
+            may_capture &= may_capture - 1;
             let sown = self.sow(board, pit);
             if sown.mov.is_quiet() {
                 quiet += 1; // a grand slam that captures nothing (abapa)

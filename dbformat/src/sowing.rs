@@ -28,6 +28,8 @@ pub(crate) struct Sowing {
     adds: Vec<u128>,
     /// `last[pit * SEEDS + s]`: the pit the last seed lands in (`pit` for `s = 0`).
     last: Vec<u8>,
+    /// `landing[pit * SEEDS + s]`: the seeds that pit receives (0 for `s = 0`).
+    landing: Vec<u8>,
 }
 
 impl Sowing {
@@ -45,6 +47,7 @@ impl Sowing {
         let n = 2 * per_side as usize;
         let mut adds = Vec::with_capacity(n * SEEDS);
         let mut last = Vec::with_capacity(n * SEEDS);
+        let mut landing = Vec::with_capacity(n * SEEDS);
         for pit in 0..n {
             for seeds in 0..SEEDS {
                 let mut bytes = [0u8; 16];
@@ -58,9 +61,14 @@ impl Sowing {
                 }
                 adds.push(u128::from_le_bytes(bytes));
                 last.push(k as u8);
+                landing.push(if seeds == 0 { 0 } else { bytes[k] });
             }
         }
-        Sowing { adds, last }
+        Sowing {
+            adds,
+            last,
+            landing,
+        }
     }
 
     /// What sowing `seeds` seeds from `pit` adds to each pit.
@@ -73,6 +81,13 @@ impl Sowing {
     #[inline]
     pub(crate) fn last(&self, pit: usize, seeds: usize) -> usize {
         self.last[pit * SEEDS + seeds] as usize
+    }
+
+    /// The seeds that the pit the last of `seeds` seeds sown from `pit`
+    /// lands in receives from that sowing (more than one after a lap).
+    #[inline]
+    pub(crate) fn landing(&self, pit: usize, seeds: usize) -> u8 {
+        self.landing[pit * SEEDS + seeds]
     }
 
     /// The board `packed` after emptying `pit` (holding `seeds`) and sowing.

@@ -201,6 +201,23 @@ proptest! {
         }
     }
 
+    /// The ranking of the solver's hot loops, for one board size, agrees with
+    /// the general one on random boards, stored or not.
+    #[test]
+    fn sized_rank_matches_rank(b in boards()) {
+        let ix = Index::for_pits(b.per_side());
+        let sized = match b.per_side() {
+            2 => ix.rank_sized::<2>(&b),
+            3 => ix.rank_sized::<3>(&b),
+            4 => ix.rank_sized::<4>(&b),
+            5 => ix.rank_sized::<5>(&b),
+            6 => ix.rank_sized::<6>(&b),
+            7 => ix.rank_sized::<7>(&b),
+            _ => ix.rank_sized::<8>(&b),
+        };
+        prop_assert_eq!(sized, ix.rank(&b), "{:?}", b);
+    }
+
     /// The level iterator from a random start walks the boards unrank gives, in
     /// order, and stops exactly at the end of the level.
     #[test]

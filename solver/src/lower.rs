@@ -87,4 +87,21 @@ impl LowerLevels {
         let i = self.index.rank(board).expect("a child is always stored");
         &level[i as usize]
     }
+
+    /// [`LowerLevels::slot`] for boards of `P` pits per side, the levels'
+    /// own ([`Index::rank_sized`]).
+    ///
+    /// # Panics
+    /// As [`LowerLevels::score`].
+    #[inline]
+    pub fn slot_sized<const P: usize>(&self, board: &Board) -> &i8 {
+        let level = self.levels[board.seeds() as usize]
+            .as_ref()
+            .expect("a capture reached a level that is not loaded");
+        let i = self
+            .index
+            .rank_sized::<P>(board)
+            .expect("a child is always stored");
+        &level[i as usize]
+    }
 }

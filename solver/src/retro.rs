@@ -316,11 +316,21 @@ fn solve<L: Layout>(
         state.generations = Some(Generations::zeroed(size));
     }
     let started = std::time::Instant::now();
+    // The initial pass and the propagation are written for one board size
+    // at a time (see `awari_dbformat::Parents`).
+    let init = match rules.pits() {
+        2 => init::<L, 2>,
+        3 => init::<L, 3>,
+        4 => init::<L, 4>,
+        5 => init::<L, 5>,
+        6 => init::<L, 6>,
+        7 => init::<L, 7>,
+        8 => init::<L, 8>,
+        pits => unreachable!("{pits} pits per side: Rules accepts 2 to 8"),
+    };
     init(rules, seeds, index, lower, &state, progress);
     let init_seconds = started.elapsed().as_secs_f64();
 
-    // The propagation is written for one board size at a time (see
-    // `awari_dbformat::Parents`).
     let run_stage = match rules.pits() {
         2 => run_stage::<L, 2>,
         3 => run_stage::<L, 3>,
@@ -534,7 +544,7 @@ impl<L: Layout> State<L> {
 }
 
 /// The initial pass: `B(p)` and the quiet-move counter of every board.
-fn init<L: Layout>(
+fn init<L: Layout, const P: usize>(
     rules: Rules,
     seeds: u32,
     index: &Index,
@@ -558,14 +568,14 @@ fn init<L: Layout>(
         let mut pending: Vec<(u32, Gain, &i8)> = Vec::with_capacity(2 * INIT_BATCH);
         let mut captures = MoveList::new();
         for (k, board) in index.boards_from(seeds, start).take(boards).enumerate() {
-            let quiet = rules.quiet_moves_and_captures(&board, &mut captures);
+            let quiet = rules.quiet_moves_and_captures_sized::<P>(&board, &mut captures);
             let best = if quiet == 0 && captures.is_empty() {
                 -(seeds as i8) // no move: the opponent takes every seed
             } else {
                 L::NO_EXIT
             };
             for m in captures.iter() {
-                let slot = lower.slot(&m.child);
+                let slot = lower.slot_sized::<P>(&m.child);
                 prefetch(slot);
                 pending.push((k as u32, m.gain(), slot));
             }
