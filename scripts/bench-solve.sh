@@ -6,12 +6,17 @@
 #   scripts/bench-solve.sh [MAX] [extra awari-solve options...]
 #
 # The database goes to a temporary directory, removed at the end; with
-# KEEP=DIR it goes to DIR (which must not exist yet) and is kept.
+# KEEP=DIR it goes to DIR (which must not exist yet) and is kept. With
+# BIN=PATH another awari-solve binary is measured (an older build, to
+# compare side by side) instead of this tree's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 max=${1:-24}
 shift || true
-cargo build --release --bins -q
+if [ -z "${BIN:-}" ]; then
+  cargo build --release --bins -q
+  BIN=./target/release/awari-solve
+fi
 if [ -n "${KEEP:-}" ]; then
   [ -e "$KEEP" ] && { echo "KEEP=$KEEP exists; name a new directory" >&2; exit 2; }
   mkdir -p "$KEEP"
@@ -21,9 +26,9 @@ else
   trap 'rm -rf "$dir"' EXIT
 fi
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
-echo "command: awari-solve --db $dir --max-seeds $max --json $*"
+echo "command: $BIN --db $dir --max-seeds $max --json $*"
 start=$(date +%s.%N)
-./target/release/awari-solve --db "$dir" --max-seeds "$max" --json "$@" > "$dir/levels.jsonl"
+"$BIN" --db "$dir" --max-seeds "$max" --json "$@" > "$dir/levels.jsonl"
 end=$(date +%s.%N)
 python3 - "$dir/levels.jsonl" "$start" "$end" <<'PY'
 import json, sys

@@ -67,12 +67,37 @@ struct Table(Box<[[u64; TABLE_ROW]; MAX_BOARD_PITS]>);
 
 impl Table {
     /// The entry of pit `j` and `m` seeds. The callers keep `j < 2P` and
-    /// `m <= MAX_SEEDS`; the masks only let the compiler see that the reads
-    /// are in range (an index past the table would have been a bug anyway).
+    /// `m <= MAX_SEEDS` for every entry they use; the masks let the compiler
+    /// see that the reads are in range (an index past the table would have
+    /// been a bug anyway), and let the branch-free code of `prefix_length`
+    /// and `opponent_walk_packed` read entries they then discard.
     #[inline(always)]
     fn at(&self, j: usize, m: usize) -> u64 {
         self.0[j % MAX_BOARD_PITS][m % TABLE_ROW]
     }
+}
+
+/// Unranking's search for a pit's seeds: the `v` in `from..=r` such that
+/// `pre(r - m - 1) >= target` holds for every `m` in `from..v` and fails at
+/// `v` (or `v = r`), given that it holds for a prefix of `from..r` (`pre` is
+/// a row of prefix sums, nondecreasing).
+///
+/// The first four candidates are tested at once, without a branch: most pits
+/// hold a few seeds, and a loop that stopped at the first failure
+/// mispredicted its exit at nearly every pit. (`pre` reads a [`Table`] row,
+/// whose masked index keeps the reads past `m = r` in range; they are
+/// discarded.)
+#[inline(always)]
+fn prefix_length(pre: impl Fn(usize) -> u64, r: usize, from: usize, target: u64) -> usize {
+    let holds = |m: usize| usize::from((m < r) & (pre(r.wrapping_sub(m + 1)) >= target));
+    let first = holds(from) + holds(from + 1) + holds(from + 2) + holds(from + 3);
+    let mut v = from + first;
+    if first == 4 {
+        while v < r && pre(r - v - 1) >= target {
+            v += 1;
+        }
+    }
+    v
 }
 
 impl std::fmt::Debug for Index {
@@ -370,10 +395,7 @@ impl Index {
             let top = empty_block + self.pre_no_zero.at(j, r - 1);
             let target = top - rest;
             let pre = |m| self.pre_no_zero.at(j, m);
-            let mut v = 1;
-            while v < r && pre(r - v - 1) >= target {
-                v += 1;
-            }
+            let v = prefix_length(pre, r, 1, target);
             rest -= top - pre(r - v);
             pits[j] = v as u8;
             r -= v;
@@ -383,10 +405,7 @@ impl Index {
             let pre = |m| self.pre_zero.at(j, m);
             let top = pre(r);
             let target = top - rest.min(top);
-            let mut v = 0;
-            while v < r && pre(r - v - 1) >= target {
-                v += 1;
-            }
+            let v = prefix_length(pre, r, 0, target);
             rest -= top - pre(r - v);
             pits[j] = v as u8;
             r -= v;
