@@ -281,34 +281,58 @@ pub fn solve_level_in(
         layout.holds(seeds),
         "{layout:?} cells cannot hold level {seeds}"
     );
+    let job = Job {
+        rules,
+        seeds,
+        lower,
+        progress,
+        record_generations,
+        list_entries,
+    };
+    // The initial pass and the propagation are compiled for one cell layout
+    // and one board size at a time (see `awari_dbformat::Parents`).
+    macro_rules! by_pits {
+        ($layout:ty) => {
+            match rules.pits() {
+                2 => solve::<$layout, 2>(job),
+                3 => solve::<$layout, 3>(job),
+                4 => solve::<$layout, 4>(job),
+                5 => solve::<$layout, 5>(job),
+                6 => solve::<$layout, 6>(job),
+                7 => solve::<$layout, 7>(job),
+                8 => solve::<$layout, 8>(job),
+                pits => unreachable!("{pits} pits per side: Rules accepts 2 to 8"),
+            }
+        };
+    }
     match layout {
-        CellLayout::Narrow => solve::<Narrow>(
-            rules,
-            seeds,
-            lower,
-            progress,
-            record_generations,
-            list_entries,
-        ),
-        CellLayout::Wide => solve::<Wide>(
-            rules,
-            seeds,
-            lower,
-            progress,
-            record_generations,
-            list_entries,
-        ),
+        CellLayout::Narrow => by_pits!(Narrow),
+        CellLayout::Wide => by_pits!(Wide),
     }
 }
 
-fn solve<L: Layout>(
+/// What [`solve`] is asked: the arguments of [`solve_level_in`] but the layout.
+#[derive(Clone, Copy)]
+struct Job<'a> {
     rules: Rules,
     seeds: u32,
-    lower: &LowerLevels,
-    progress: &ProgressBar,
+    lower: &'a LowerLevels,
+    progress: &'a ProgressBar,
     record_generations: bool,
     list_entries: u64,
-) -> SolvedLevel {
+}
+
+/// Solves `job` in cells of layout `L`, for boards of `P` pits per side
+/// (the rules' own).
+fn solve<L: Layout, const P: usize>(job: Job) -> SolvedLevel {
+    let Job {
+        rules,
+        seeds,
+        lower,
+        progress,
+        record_generations,
+        list_entries,
+    } = job;
     let index = Index::for_pits(rules.pits());
     let size = index.level_size(seeds);
     let mut state = State::<L>::new(size, list_entries, rules.pits());
@@ -316,35 +340,13 @@ fn solve<L: Layout>(
         state.generations = Some(Generations::zeroed(size));
     }
     let started = std::time::Instant::now();
-    // The initial pass and the propagation are written for one board size
-    // at a time (see `awari_dbformat::Parents`).
-    let init = match rules.pits() {
-        2 => init::<L, 2>,
-        3 => init::<L, 3>,
-        4 => init::<L, 4>,
-        5 => init::<L, 5>,
-        6 => init::<L, 6>,
-        7 => init::<L, 7>,
-        8 => init::<L, 8>,
-        pits => unreachable!("{pits} pits per side: Rules accepts 2 to 8"),
-    };
-    init(rules, seeds, index, lower, &state, progress);
+    init::<L, P>(rules, seeds, index, lower, &state, progress);
     let init_seconds = started.elapsed().as_secs_f64();
 
-    let run_stage = match rules.pits() {
-        2 => run_stage::<L, 2>,
-        3 => run_stage::<L, 3>,
-        4 => run_stage::<L, 4>,
-        5 => run_stage::<L, 5>,
-        6 => run_stage::<L, 6>,
-        7 => run_stage::<L, 7>,
-        8 => run_stage::<L, 8>,
-        pits => unreachable!("{pits} pits per side: Rules accepts 2 to 8"),
-    };
     let mut stages = Vec::new();
     for k in (1..=seeds as i8).rev() {
         progress.set_message(format!("stage {k}"));
-        let stage = run_stage(rules, seeds, index, &state, k, progress);
+        let stage = run_stage::<L, P>(rules, seeds, index, &state, k, progress);
         if stage.wins + stage.losses > 0 {
             stages.push(stage);
         }
