@@ -9,6 +9,22 @@ use crate::rules::{MAX_PITS, MAX_PIT_SEEDS, MAX_SEEDS, MIN_PITS};
 /// The most pits a board can have (2 × `MAX_PITS`).
 pub const MAX_BOARD_PITS: usize = 2 * MAX_PITS as usize;
 
+/// One in the low bit of every byte of a packed board ([`Board::packed`]).
+pub(crate) const ONES: u128 = u128::MAX / 0xFF;
+/// The high bit of every byte of a packed board: above any pit (at most
+/// [`crate::MAX_SEEDS`] seeds), so the byte-wise tricks on packed boards
+/// use it as a borrow guard.
+pub(crate) const HIGH: u128 = ONES << 7;
+
+/// The seeds of a packed board ([`Board::packed`]): its bytes added up by
+/// one multiplication (each pit and the sum are at most
+/// [`crate::MAX_SEEDS`], so no byte carries into the next).
+#[inline(always)]
+pub(crate) fn seeds_packed(packed: u128) -> usize {
+    let folded = (packed as u64) + ((packed >> 64) as u64);
+    (folded.wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize
+}
+
 /// A board seen from the player to move (the mover).
 ///
 /// Pits are numbered `0..2P` counterclockwise: `0..P` are the mover's (A, B, ...
@@ -165,8 +181,6 @@ impl Board {
         // A zero byte among the opponent's: `(x - 1) & !x` has the high bit of
         // the lowest zero byte set (the classic test); bytes outside the row are
         // made non-zero first, and a borrow only ever starts at a zero byte.
-        const ONES: u128 = u128::from_le_bytes([0x01; 16]);
-        const HIGH: u128 = u128::from_le_bytes([0x80; 16]);
         let row = Board::row_mask(per_side) << (8 * per_side);
         let x = (packed & row) | (ONES & !row);
         x.wrapping_sub(ONES) & !x & HIGH != 0

@@ -33,7 +33,7 @@
 
 use std::sync::OnceLock;
 
-use crate::board::{Board, MAX_BOARD_PITS};
+use crate::board::{seeds_packed, Board, MAX_BOARD_PITS};
 use crate::error::{Error, Result};
 use crate::rules::{MAX_PITS, MAX_SEEDS, MIN_PITS};
 
@@ -277,9 +277,7 @@ impl Index {
     pub fn rank_sized<const P: usize>(&self, board: &Board) -> Option<u64> {
         debug_assert_eq!(board.per_side(), self.per_side);
         let pits = board.packed();
-        let folded = (pits as u64) + ((pits >> 64) as u64);
-        let seeds = (folded.wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize;
-        self.rank_packed::<P>(pits, seeds)
+        self.rank_packed::<P>(pits, seeds_packed(pits))
     }
 
     /// [`Index::rank`] of the board of pits `pits` ([`Board::packed`]) with

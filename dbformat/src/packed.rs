@@ -7,6 +7,7 @@
 //! and the top bit left to the list's owner. A board with a pit too full for
 //! that does not pack; the owner keeps it some other way.
 
+use crate::board::ONES;
 use crate::board::{Board, MAX_BOARD_PITS};
 
 /// `f::<W>(arg)` with `W` the packer's width (3 to 8) as a constant of the
@@ -90,15 +91,19 @@ impl BoardPacker {
     /// ignored.
     #[inline]
     pub fn unpack(&self, bits: u64) -> Board {
+        Board::from_packed(self.unpack_pits(bits), self.per_side)
+    }
+
+    /// The pits ([`Board::packed`]) of the board that [`BoardPacker::pack`]
+    /// made `bits` from; the top bit is ignored. (For hot loops that keep
+    /// boards as pits, as [`BoardPacker::pack_pits`] does the other way.)
+    #[inline]
+    pub fn unpack_pits(&self, bits: u64) -> u128 {
         let bits = bits & !Self::SPARE_BIT;
-        let x = at_width!(self.width, unpack(bits));
         // (Pits beyond 2P were zero when packed, so they come back zero.)
-        Board::from_packed(x, self.per_side)
+        at_width!(self.width, unpack(bits))
     }
 }
-
-/// One in every byte.
-const ONES: u128 = u128::MAX / 0xFF;
 
 /// The low `bits` bits of every lane of `lane` bits in a `u64`.
 const fn lane_mask(lane: u32, bits: u32) -> u64 {

@@ -23,7 +23,7 @@
 //! - its own row holds as many seeds as before the move, so the mover's part
 //!   needs no sum of the row either.
 
-use crate::board::Board;
+use crate::board::{seeds_packed, Board, HIGH, ONES};
 use crate::index::Index;
 use crate::rules::{RuleSet, Rules};
 use crate::sowing::{pit_of, Sowing};
@@ -44,20 +44,6 @@ impl std::fmt::Debug for Parents {
     }
 }
 
-/// The bytes of the mover's row (pits `0..P`) of a packed board.
-#[inline(always)]
-const fn row<const P: usize>() -> u128 {
-    (1 << (8 * P)) - 1
-}
-
-/// The seeds of a packed board: its bytes added up (each below 128, the sum
-/// at most [`crate::MAX_SEEDS`], so no lane overflows).
-#[inline(always)]
-fn seeds_of(packed: u128) -> usize {
-    let folded = (packed as u64) + ((packed >> 64) as u64);
-    (folded.wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize
-}
-
 /// The pits of a packed board after a move (in the mover's view of the
 /// parent) as bit masks, bit k for pit k: what the un-moves of
 /// [`Parents::for_each`] need to know of it.
@@ -67,11 +53,6 @@ struct Shape<const P: usize> {
     /// Opponent's pits holding 2 or 3 seeds, where a last seed captured.
     captures: u32,
 }
-
-/// One in the low bit of every byte.
-const ONES: u128 = u128::MAX / 0xFF;
-/// The high bit of every byte.
-const HIGH: u128 = ONES << 7;
 
 /// Bit k set when byte k of `bytes` has its high bit set (the only bit a
 /// byte may have), for the low 16 bytes: the high bits gathered by one
@@ -148,21 +129,21 @@ impl Parents {
     pub fn for_each<const P: usize>(&self, child: u128, mut visit: impl FnMut(u64, u128)) {
         debug_assert_eq!(usize::from(self.rules.pits()), P);
         let n = 2 * P;
-        let mover = row::<P>();
+        let mover = Board::row_mask(P as u32);
         // The parent's view of the board after its move: rows swapped back.
         let after = ((child >> (8 * P)) & mover) | ((child & mover) << (8 * P));
-        let seeds = seeds_of(child);
+        let seeds = seeds_packed(child);
         // A move that leaves the child's mover (the parent's opponent) with
         // seeds does not starve, and so is legal under every rule set; it is
         // quiet when its last seed makes no 2 or 3 in the opponent's row,
         // except under abapa, where a grand slam captures nothing. Other
-        // candidates must be played to be sure: the general loop does that.
+        // candidates must be played to be sure.
         if child & mover == 0 || self.rules.set() == RuleSet::Abapa {
-            return self.for_each_replaying::<P>(after, child, seeds, visit);
+            return self.for_each_replaying::<P>(child, seeds, visit);
         }
         let shape = Shape::<P>::of(after);
         // The parent's own row holds these seeds when the move stayed in it.
-        let row_seeds = seeds_of(after & mover);
+        let row_seeds = seeds_packed(after & mover);
         // The opponent's part of the index of parents that sowed their own
         // row only (`None`: a full opponent row, no such parent is stored),
         // found at the first of them.
@@ -234,55 +215,22 @@ impl Parents {
 
     /// [`Parents::for_each`] where candidates may need playing: the child's
     /// mover has no seeds (so the parent's move may have starved it), or the
-    /// rules are abapa. `after` is the child with its rows swapped back.
+    /// rules are abapa (where a grand slam captures nothing). Rare, so the
+    /// general un-moves do it, each candidate confirmed by playing it.
     #[inline(never)]
     fn for_each_replaying<const P: usize>(
         &self,
-        after: u128,
         child: u128,
         seeds: usize,
         mut visit: impl FnMut(u64, u128),
     ) {
-        let feeds = child & row::<P>() != 0;
-        let abapa = self.rules.set() == RuleSet::Abapa;
-        for pit in 0..P {
-            if pit_of(after, pit) != 0 {
-                continue; // the pit a move starts from is always empty afterwards
+        let board = Board::from_packed(child, self.rules.pits());
+        self.rules.for_each_unmove(&board, |parent, _| {
+            let parent = parent.packed();
+            if let Some(index) = self.index.rank_packed::<P>(parent, seeds) {
+                visit(index, parent);
             }
-            for sown in 1..seeds + 1 {
-                // Sowing more seeds drops at least as many into every pit, so once
-                // some pit is short, every longer sowing is too.
-                let Some(parent) = self.sowing.unsow(after, pit, sown) else {
-                    break;
-                };
-                let k = self.sowing.last(pit, sown);
-                let may_capture = k >= P && matches!(pit_of(after, k), 2 | 3);
-                let is_parent = if feeds && !may_capture {
-                    true
-                } else if may_capture && !abapa {
-                    false
-                } else {
-                    self.replays_to(parent, pit, child)
-                };
-                if is_parent {
-                    if let Some(index) = self.index.rank_packed::<P>(parent, seeds) {
-                        visit(index, parent);
-                    }
-                }
-            }
-        }
-    }
-
-    /// True when the quiet move from `pit` of the board of pits `parent` is
-    /// legal and leads to `child` (the rare candidates that must be played).
-    #[cold]
-    #[inline(never)]
-    fn replays_to(&self, parent: u128, pit: usize, child: u128) -> bool {
-        let pits = self.rules.pits();
-        let candidate = Board::from_packed(parent, pits);
-        self.rules
-            .quiet_child(&candidate, pit)
-            .is_some_and(|c| c.packed() == child)
+        });
     }
 }
 

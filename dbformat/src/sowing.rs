@@ -14,12 +14,11 @@
 
 use std::sync::OnceLock;
 
+use crate::board::HIGH;
 use crate::rules::{MAX_PITS, MAX_SEEDS, MIN_PITS};
 
 /// Seed counts a table covers: `0..=MAX_SEEDS`.
 const SEEDS: usize = MAX_SEEDS as usize + 1;
-/// The high bit of every byte of a packed board.
-const HIGH: u128 = u128::from_le_bytes([0x80; 16]);
 
 /// The sowing tables of one board size.
 pub(crate) struct Sowing {

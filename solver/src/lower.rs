@@ -81,11 +81,8 @@ impl LowerLevels {
     /// As [`LowerLevels::score`].
     #[inline]
     pub fn slot(&self, board: &Board) -> &i8 {
-        let level = self.levels[board.seeds() as usize]
-            .as_ref()
-            .expect("a capture reached a level that is not loaded");
         let i = self.index.rank(board).expect("a child is always stored");
-        &level[i as usize]
+        &self.level_of(board)[i as usize]
     }
 
     /// [`LowerLevels::slot`] for boards of `P` pits per side, the levels'
@@ -95,13 +92,18 @@ impl LowerLevels {
     /// As [`LowerLevels::score`].
     #[inline]
     pub fn slot_sized<const P: usize>(&self, board: &Board) -> &i8 {
-        let level = self.levels[board.seeds() as usize]
-            .as_ref()
-            .expect("a capture reached a level that is not loaded");
         let i = self
             .index
             .rank_sized::<P>(board)
             .expect("a child is always stored");
-        &level[i as usize]
+        &self.level_of(board)[i as usize]
+    }
+
+    /// The values of `board`'s level, which must be loaded.
+    #[inline]
+    fn level_of(&self, board: &Board) -> &Values {
+        self.levels[board.seeds() as usize]
+            .as_ref()
+            .expect("a capture reached a level that is not loaded")
     }
 }

@@ -702,8 +702,7 @@ fn run_stage<L: Layout, const P: usize>(
                 let mut batch = ParentBatch::new(state, rules, k, generations, next, next_mark);
                 for entry in &pool.entries()[segment.clone()] {
                     let entry = entry.load(Relaxed);
-                    let board = packer.unpack(entry);
-                    batch.tell_parents_of(board.packed(), entry & LOST != 0);
+                    batch.tell_parents_of(packer.unpack_pits(entry), entry & LOST != 0);
                 }
                 // Read: the chunk may take the boards this generation lists.
                 pool.release(segment);
