@@ -292,6 +292,12 @@ impl Index {
     /// [`Index::opponent_walk`] of packed pits (see [`Index::rank_packed`]):
     /// the opponent's part of the index and the seeds left for the mover's
     /// row, or `None` when no opponent pit is empty.
+    ///
+    /// Two walks, because each wins where it is used: this one, without a
+    /// branch on the first empty pit, in the solver's loops; the general one,
+    /// which stops there, for [`Index::rank`] of boards one at a time (at
+    /// 2026-12-02, `rank` made of this walk for every size took 26-36 ns
+    /// against 22-32 ns in `bench_moves`, alternating).
     #[inline(always)]
     pub(crate) fn opponent_walk_packed<const P: usize>(
         &self,
