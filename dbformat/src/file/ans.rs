@@ -192,12 +192,49 @@ fn first_above(starts: &[i16; LANES], v: i16) -> usize {
     starts.iter().position(|&c| c > v).unwrap_or(32)
 }
 
-/// `(cum, freq)` of every symbol in every table, for the encoder: one load per
-/// value instead of a walk down the table's entries.
+/// How the encoder puts one symbol of one table: its frequency, its
+/// cumulative frequency, and a reciprocal of the frequency so that the
+/// division on the coder's chain becomes a multiplication (a 32-bit `div` is
+/// the slowest step of encoding, and every board waits for the one before).
+#[derive(Clone, Copy)]
+struct Put {
+    /// `ceil(2^(32 + shift) / freq)`: then `x / freq` is
+    /// `(x * recip) >> (32 + shift)` for every 32-bit `x` (Granlund and
+    /// Montgomery, "Division by invariant integers using multiplication",
+    /// 1994, theorem 4.2).
+    recip: u64,
+    freq: u16,
+    cum: u16,
+    /// `ceil(log2(freq))`.
+    shift: u8,
+}
+
+impl Put {
+    fn new(cum: u32, freq: u32) -> Put {
+        debug_assert!((1..=TOTAL).contains(&freq) && cum + freq <= TOTAL);
+        let shift = u32::BITS - (freq - 1).leading_zeros();
+        let recip = (1u128 << (32 + shift)).div_ceil(u128::from(freq)) as u64;
+        Put {
+            recip,
+            freq: freq as u16,
+            cum: cum as u16,
+            shift: shift as u8,
+        }
+    }
+
+    /// `x / freq`, for any 32-bit `x`.
+    #[inline(always)]
+    fn quotient(self, x: u32) -> u32 {
+        ((u128::from(x) * u128::from(self.recip)) >> (32 + u32::from(self.shift))) as u32
+    }
+}
+
+/// How every symbol of every table is put, for the encoder: one load per value
+/// instead of a walk down the table's entries.
 #[derive(Clone)]
 struct Coding {
-    /// `pairs[t * alphabet + symbol]`, for table number `t`.
-    pairs: Vec<(u32, u32)>,
+    /// `puts[t * alphabet + symbol]`, for table number `t`.
+    puts: Vec<Put>,
 }
 
 /// The number of the table each context uses, in two bytes when every table
@@ -523,18 +560,25 @@ impl AnsModel {
         let contexts = self.shape.contexts_of(id, start, &symbols);
         let coding = self.coding.get_or_init(|| self.coding());
         let mut x = LOW;
-        let mut words: Vec<u16> = Vec::with_capacity(values.len() / 4);
+        // At most one word per value; `n` of them are written. (Written
+        // without a branch: whether a value pushes a word is unpredictable.)
+        let mut words = vec![0u16; values.len() + 1];
+        let mut n = 0;
         for (&s, &ctx) in symbols.iter().zip(&contexts).rev() {
             let table = self.table_of.get(ctx as usize);
-            let (cum, freq) = coding.pairs[table * a + usize::from(s)];
-            // In u64: with a single symbol (frequency TOTAL) the bound is 2^32.
-            let x_max = (u64::from(LOW >> SCALE) << 16) * u64::from(freq);
-            while u64::from(x) >= x_max {
-                words.push(x as u16);
-                x >>= 16;
-            }
-            x = ((x / freq) << SCALE) + x % freq + cum;
+            let put = coding.puts[table * a + usize::from(s)];
+            // The state must be below 2^18 * freq before the symbol goes in.
+            // It is below 2^32, so one 16-bit word out is always enough (and
+            // with a single symbol, frequency TOTAL, none is ever needed).
+            let out = u64::from(x) >= (u64::from(LOW >> SCALE) << 16) * u64::from(put.freq);
+            words[n] = x as u16;
+            n += usize::from(out);
+            x >>= 16 * u32::from(out);
+            // x = (x / freq) * TOTAL + x % freq + cum.
+            let q = put.quotient(x);
+            x += u32::from(put.cum) + q * (TOTAL - u32::from(put.freq));
         }
+        words.truncate(n);
         let mut out = Vec::with_capacity(4 + 2 * words.len());
         out.extend_from_slice(&x.to_le_bytes());
         for w in words.iter().rev() {
@@ -546,12 +590,13 @@ impl AnsModel {
     /// The encoder's tables ([`Coding`]) of every table of the model.
     fn coding(&self) -> Coding {
         let a = self.shape.alphabet;
-        let pairs = self
+        let puts = self
             .lanes
             .iter()
             .flat_map(|t| self.coding_table(t.first as usize, t.listed as usize, a))
+            .map(|(cum, freq)| Put::new(cum, freq))
             .collect();
-        Coding { pairs }
+        Coding { puts }
     }
 
     /// `(cum, freq)` by symbol for the table of `listed` entries from entry
@@ -595,7 +640,7 @@ impl AnsModel {
             alphabet: self.shape.alphabet,
         };
         let len = sym.len() - 1;
-        let decoded = self.shape.decode(id, start, len, sym, &mut next);
+        let decoded = self.shape.chain(id, start, len, sym, &mut next);
         (decoded, next.x, next.at)
     }
 
@@ -669,6 +714,35 @@ mod tests {
             assert_eq!(sum, TOTAL, "{counts:?}");
             assert!(list.iter().all(|&(_, f)| f >= 1));
             assert!(list.windows(2).all(|w| w[0].1 >= w[1].1));
+        }
+    }
+
+    /// The reciprocal gives the quotient of the division it replaces, for
+    /// every frequency and 32-bit states at and around its multiples.
+    #[test]
+    fn reciprocals_divide_exactly() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for freq in 1..=TOTAL {
+            let put = Put::new(TOTAL - freq, freq);
+            let top = u32::MAX / freq;
+            let mut xs = vec![
+                0,
+                1,
+                freq - 1,
+                freq,
+                u32::MAX,
+                u32::MAX - 1,
+                top * freq,
+                top * freq - 1,
+            ];
+            for _ in 0..16 {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let k = ((seed >> 32) % (u64::from(top) + 1)) as u32;
+                xs.extend([k * freq, (k * freq).saturating_sub(1), (seed >> 16) as u32]);
+            }
+            for x in xs {
+                assert_eq!(put.quotient(x), x / freq, "{x} / {freq}");
+            }
         }
     }
 

@@ -40,7 +40,7 @@ use crate::moves::{Gain, MoveList};
 use crate::rules::Rules;
 use crate::score::Score;
 
-use super::context::{symbol, usable_neighbours, walk, Shape, PIT0_CLASSES};
+use super::context::{symbol, usable_neighbours, Shape, PIT0_CLASSES};
 use super::writer::spread_sample;
 use super::LevelId;
 
@@ -308,21 +308,19 @@ impl BoundChooser {
             .enumerate()
             .for_each(|(u, (out, run))| {
                 let first = start + u * self.unit;
-                let mut symbols: Vec<u8> = run.iter().map(|&v| symbol(v, seeds)).collect();
-                walk(
-                    id,
-                    first as u64,
-                    run.len(),
-                    shape.neighbours,
-                    |i, offsets, pit0| {
-                        let b = first + i;
-                        if free[b / 64] >> (b % 64) & 1 == 1 {
-                            let ctx = shape.context(&symbols, i, offsets, pit0);
-                            symbols[i] = self.best[ctx * alphabet + usize::from(symbols[i])];
-                        }
-                    },
-                );
-                for (o, &s) in out.iter_mut().zip(&symbols) {
+                let mut sym = vec![alphabet as u8; run.len() + 1];
+                // Each board sees the values chosen before it, as its decoder will.
+                let chosen = shape.chain(id, first as u64, run.len(), &mut sym, &mut |i, ctx| {
+                    let s = symbol(run[i], seeds);
+                    let b = first + i;
+                    Some(if free[b / 64] >> (b % 64) & 1 == 1 {
+                        self.best[ctx * alphabet + usize::from(s)]
+                    } else {
+                        s
+                    })
+                });
+                debug_assert!(chosen.is_ok(), "choosing never fails");
+                for (o, &s) in out.iter_mut().zip(&sym[1..]) {
                     *o = (i32::from(s) - seeds as i32) as i8;
                 }
             });

@@ -20,8 +20,7 @@ use std::fmt;
 
 use super::ans::AnsModel;
 use super::context::{
-    pack, symbol, unpack, walk, Counts, NextSymbol, Shape, TrainingBlocks, MAX_MODEL_BYTES,
-    PIT0_CLASSES,
+    pack, symbol, unpack, Counts, NextSymbol, Shape, TrainingBlocks, MAX_MODEL_BYTES, PIT0_CLASSES,
 };
 use super::layout::{COMPRESSION_NONE, COMPRESSION_ZSTD};
 use super::{zstd_ctx, LevelId};
@@ -206,21 +205,19 @@ impl RankModel {
     }
 
     fn encode(&self, id: LevelId, start: u64, values: &[i8], out: &mut Vec<u8>) {
-        let symbols: Vec<u8> = values.iter().map(|&v| symbol(v, id.seeds)).collect();
         let first = out.len();
         out.resize(first + values.len(), 0);
         let a = self.shape.alphabet;
-        walk(
-            id,
-            start,
-            values.len(),
-            self.shape.neighbours,
-            |i, offs, pit0| {
-                let ctx = self.shape.context(&symbols, i, offs, pit0);
+        let mut sym = vec![a as u8; values.len() + 1];
+        let ranked = self
+            .shape
+            .chain(id, start, values.len(), &mut sym, &mut |i, ctx| {
+                let s = symbol(values[i], id.seeds);
                 let slot = self.slot_of[ctx] as usize;
-                out[first + i] = self.rank[slot * a + usize::from(symbols[i])];
-            },
-        );
+                out[first + i] = self.rank[slot * a + usize::from(s)];
+                Some(s)
+            });
+        debug_assert!(ranked.is_ok(), "known symbols are never corrupt");
     }
 
     fn decode(&self, id: LevelId, start: u64, ranks: &[u8], out: &mut [i8]) -> Result<(), String> {
@@ -235,7 +232,7 @@ impl RankModel {
         };
         let decoded = self
             .shape
-            .decode(id, start, ranks.len(), &mut sym, &mut next);
+            .chain(id, start, ranks.len(), &mut sym, &mut next);
         if let Err(i) = decoded {
             return Err(format!(
                 "rank {} at board {} is outside 0..{a}",

@@ -95,29 +95,6 @@ pub(crate) fn symbol(value: i8, seeds: u32) -> u8 {
     (i32::from(value) + seeds as i32) as u8
 }
 
-/// Calls `visit(i, offsets, pit0)` for the boards `start .. start + len` of a
-/// level, where `i` counts from 0 at `start`, `offsets[k-1]` is the distance
-/// back to neighbour `k` when it lies in `start..` (0 otherwise; only the first
-/// `neighbours` are filled) and `pit0` is the board's pit 0.
-#[inline]
-pub(crate) fn walk(
-    id: LevelId,
-    start: u64,
-    len: usize,
-    neighbours: usize,
-    mut visit: impl FnMut(usize, [usize; 3], usize),
-) {
-    for_each_run(id, start, len, neighbours, |run| {
-        for j in 0..run.len {
-            let i = run.first + j;
-            let o1 = usize::from(run.first_p1 + j > 0 && i >= 1);
-            let o2 = if run.off2 <= i { run.off2 } else { 0 };
-            let o3 = if run.off3 <= i { run.off3 } else { 0 };
-            visit(i, [o1, o2, o3], run.first_p0 - j);
-        }
-    });
-}
-
 /// Boards of a block that share pits 2..: seeds move from pit 0 to pit 1 one
 /// at a time, and the offsets of neighbours 2 and 3 stay the same.
 #[derive(Clone, Copy, Debug)]
@@ -225,6 +202,15 @@ fn next_board(pits: &mut [u8; MAX_BOARD_PITS], per_side: usize) -> bool {
 pub(crate) trait NextSymbol {
     /// Board `i`'s symbol in context `context`.
     fn next(&mut self, i: usize, context: usize) -> Option<u8>;
+}
+
+/// A closure `|i, context| symbol` (an encoder's or counter's view, where the
+/// symbols are known) is a source of symbols too.
+impl<F: FnMut(usize, usize) -> Option<u8>> NextSymbol for F {
+    #[inline(always)]
+    fn next(&mut self, i: usize, context: usize) -> Option<u8> {
+        self(i, context)
+    }
 }
 
 /// Symbol counts of the contexts seen by one counting task: a row of
@@ -483,43 +469,17 @@ impl Shape {
         self.base().pow(self.neighbours.min(2) as u32)
     }
 
-    /// The context number of board `i` of a block from already known symbols
-    /// and the board's pit 0: `s1 + base * (s2 + base * (class3(s3) + 10 *
-    /// pit0 class))`, leaving out the neighbours not used.
-    #[inline]
-    pub fn context(&self, symbols: &[u8], i: usize, offsets: [usize; 3], pit0: usize) -> usize {
-        let state = |k: usize| {
-            if offsets[k] == 0 {
-                self.alphabet
-            } else {
-                usize::from(symbols[i - offsets[k]])
-            }
-        };
-        let base = self.base();
-        let mut ctx = pit0.min(self.pit0_classes - 1);
-        if self.neighbours >= 3 {
-            ctx = ctx * CLASSES3 + usize::from(self.class3[state(2)]);
-        }
-        if self.neighbours >= 2 {
-            ctx = ctx * base + state(1);
-        }
-        ctx * base + state(0)
-    }
-
     /// The context of every board of a block whose symbols are all known (the
     /// encoder's side).
     pub fn contexts_of(&self, id: LevelId, start: u64, symbols: &[u8]) -> Vec<u32> {
-        let mut out = vec![0u32; symbols.len()];
-        walk(
-            id,
-            start,
-            symbols.len(),
-            self.neighbours,
-            |i, offs, pit0| {
-                out[i] = self.context(symbols, i, offs, pit0) as u32;
-            },
-        );
-        out
+        let mut contexts = vec![0u32; symbols.len()];
+        let mut sym = vec![self.alphabet as u8; symbols.len() + 1];
+        let known = self.chain(id, start, symbols.len(), &mut sym, &mut |i, ctx| {
+            contexts[i] = ctx as u32;
+            Some(symbols[i])
+        });
+        debug_assert!(known.is_ok(), "known symbols are never corrupt");
+        contexts
     }
 
     /// Symbol counts per context (and overall) over whole blocks of level
@@ -541,15 +501,17 @@ impl Shape {
             .into_par_iter()
             .map(|task| {
                 let mut tally = Tally::new(self.contexts(), a);
-                let mut symbols = Vec::new();
+                let mut sym = Vec::new();
                 let share = task * per_task..((task + 1) * per_task).min(blocks.len());
                 for (start, values) in share.map(|i| blocks.block(i)) {
-                    symbols.clear();
-                    symbols.extend(values.iter().map(|&v| symbol(v, id.seeds)));
-                    let contexts = self.contexts_of(id, start, &symbols);
-                    for (&ctx, &s) in contexts.iter().zip(&symbols) {
-                        tally.add(ctx as usize, s);
-                    }
+                    sym.clear();
+                    sym.resize(values.len() + 1, a as u8);
+                    let counted = self.chain(id, start, values.len(), &mut sym, &mut |i, ctx| {
+                        let s = symbol(values[i], id.seeds);
+                        tally.add(ctx, s);
+                        Some(s)
+                    });
+                    debug_assert!(counted.is_ok(), "known symbols are never corrupt");
                 }
                 tally
             })
@@ -565,16 +527,20 @@ impl Shape {
         (global, counts)
     }
 
-    /// Decodes the symbols of boards `start .. start + len` in order into
-    /// `sym[1..=len]` (`sym[0]` must hold "none", `alphabet`):
-    /// `next.next(i, context)` gives board `i`'s symbol, or `None` when the data
-    /// is corrupt (decoding then stops; the error is `Err(i)`).
+    /// Goes through boards `start .. start + len` in order, each with its
+    /// context: `next.next(i, context)` gives board `i`'s symbol, which goes
+    /// into `sym[i + 1]` (`sym[0]` must hold "none", `alphabet`), or `None`
+    /// when the data is corrupt (the walk then stops; the error is `Err(i)`).
+    ///
+    /// A decoder takes the symbol from its data; an encoder, a counter and
+    /// the bound chooser know it (or choose it) and note the context. All go
+    /// through this one walk, so they all see the contexts the decoder sees.
     ///
     /// The parts of the context from neighbours 2 and 3 and pit 0 do not
     /// depend on the previous board, so only an add and `next` lie on the
     /// chain from one board to the next.
     #[inline(always)]
-    pub fn decode(
+    pub fn chain(
         &self,
         id: LevelId,
         start: u64,
@@ -583,14 +549,14 @@ impl Shape {
         next: &mut impl NextSymbol,
     ) -> Result<(), usize> {
         match self.neighbours {
-            1 => self.decode_k::<1>(id, start, len, sym, next),
-            2 => self.decode_k::<2>(id, start, len, sym, next),
-            _ => self.decode_k::<3>(id, start, len, sym, next),
+            1 => self.chain_k::<1>(id, start, len, sym, next),
+            2 => self.chain_k::<2>(id, start, len, sym, next),
+            _ => self.chain_k::<3>(id, start, len, sym, next),
         }
     }
 
     #[inline(always)]
-    fn decode_k<const K: usize>(
+    fn chain_k<const K: usize>(
         &self,
         id: LevelId,
         start: u64,
@@ -714,73 +680,77 @@ mod tests {
         }
     }
 
+    /// Board `i`'s context by its definition (module docs, [`Shape::chain`]):
+    /// neighbour `k` from [`neighbour_offsets`], "none" when it does not exist
+    /// or lies before the block; `s1 + base * (s2 + base * (class3(s3) + 10 *
+    /// pit0 class))`, leaving out the neighbours not used.
+    fn context_by_definition(
+        shape: &Shape,
+        symbols: &[u8],
+        i: usize,
+        board: &crate::Board,
+    ) -> usize {
+        let offsets = neighbour_offsets(board.pits());
+        let state = |k: usize| match offsets[k] as usize {
+            0 => shape.alphabet,
+            d if d > i => shape.alphabet,
+            d => usize::from(symbols[i - d]),
+        };
+        let base = shape.alphabet + 1;
+        let mut ctx = usize::from(board.pit(0)).min(shape.pit0_classes - 1);
+        if shape.neighbours >= 3 {
+            ctx = ctx * CLASSES3 + usize::from(shape.class3[state(2)]);
+        }
+        if shape.neighbours >= 2 {
+            ctx = ctx * base + state(1);
+        }
+        ctx * base + state(0)
+    }
+
+    /// The one walk every coder goes through gives each board the context of
+    /// its definition, computed board by board from the level's iterator, for
+    /// every board size and number of neighbours; and it stops where a
+    /// decoder finds the data corrupt.
     #[test]
-    fn walking_runs_matches_the_level_iterator() {
+    fn the_chain_gives_the_contexts_of_their_definition() {
         for pits in 2..=6u8 {
             let rules = Rules::new(RuleSet::Awari, pits).unwrap();
             let index = Index::for_pits(pits);
             for seeds in [0, 1, 2, 6, 9] {
                 let id = LevelId::new(rules, seeds);
                 let boards: Vec<_> = index.boards(seeds).collect();
-                let k = usable_neighbours(pits);
+                let symbol_of =
+                    |b: &crate::Board| (b.pit(0) + b.pit(pits as usize + 1)).min(2 * seeds as u8);
                 for (start, len) in [(0, boards.len()), (1, 50), (7, 1), (boards.len() / 2, 333)] {
-                    let len = len.min(boards.len().saturating_sub(start));
-                    let mut seen = 0;
-                    walk(id, start as u64, len, k, |i, offs, pit0| {
-                        assert_eq!(pit0, usize::from(boards[start + i].pit(0)));
-                        assert_eq!(i, seen);
-                        seen += 1;
-                        let want = neighbour_offsets(boards[start + i].pits());
-                        for n in 0..3 {
-                            let w = if n < k && want[n] as usize <= i {
-                                want[n] as usize
-                            } else {
-                                0
-                            };
+                    let start = start.min(boards.len());
+                    let len = len.min(boards.len() - start);
+                    let block = &boards[start..start + len];
+                    let symbols: Vec<u8> = block.iter().map(symbol_of).collect();
+                    for neighbours in 1..=usable_neighbours(pits) {
+                        let shape = Shape::new(id, neighbours, PIT0_CLASSES);
+                        let contexts = shape.contexts_of(id, start as u64, &symbols);
+                        for (i, board) in block.iter().enumerate() {
+                            let want = context_by_definition(&shape, &symbols, i, board);
+                            assert!(want < shape.contexts());
                             assert_eq!(
-                                offs[n],
-                                w,
-                                "P={pits} n={seeds} board {} k={}",
-                                start + i,
-                                n + 1
+                                contexts[i] as usize,
+                                want,
+                                "P={pits} n={seeds} board {} with {neighbours} neighbours",
+                                start + i
                             );
                         }
-                    });
-                    assert_eq!(seen, len);
+                        if len > 10 {
+                            let mut sym = vec![shape.alphabet as u8; len + 1];
+                            let stopped =
+                                shape.chain(id, start as u64, len, &mut sym, &mut |i, _| {
+                                    (i < 7).then_some(symbols[i])
+                                });
+                            assert_eq!(stopped, Err(7));
+                            assert_eq!(&sym[1..8], &symbols[..7]);
+                        }
+                    }
                 }
             }
-        }
-    }
-
-    #[test]
-    fn decoding_sees_the_contexts_the_encoder_saw() {
-        let id = LevelId::new(Rules::default(), 8);
-        let symbols: Vec<u8> = Index::for_pits(6)
-            .boards(8)
-            .skip(1000)
-            .take(3000)
-            .map(|b| (b.pit(0) + b.pit(7)).min(16))
-            .collect();
-        for neighbours in 1..=3 {
-            let shape = Shape::new(id, neighbours, PIT0_CLASSES);
-            let contexts = shape.contexts_of(id, 1000, &symbols);
-            assert!(contexts.iter().all(|&c| (c as usize) < shape.contexts()));
-            struct Check<'a>(&'a [u8], &'a [u32], usize);
-            impl NextSymbol for Check<'_> {
-                fn next(&mut self, i: usize, ctx: usize) -> Option<u8> {
-                    assert_eq!(ctx as u32, self.1[i], "board {i}");
-                    (i < self.2).then_some(self.0[i])
-                }
-            }
-            let mut sym = vec![shape.alphabet as u8; symbols.len() + 1];
-            let mut all = Check(&symbols, &contexts, usize::MAX);
-            shape
-                .decode(id, 1000, symbols.len(), &mut sym, &mut all)
-                .unwrap();
-            assert_eq!(&sym[1..], &symbols[..]);
-            let mut some = Check(&symbols, &contexts, 77);
-            let err = shape.decode(id, 1000, symbols.len(), &mut sym, &mut some);
-            assert_eq!(err, Err(77));
         }
     }
 
