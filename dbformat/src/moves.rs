@@ -78,6 +78,13 @@ pub struct Gain {
 }
 
 impl Gain {
+    /// The gain of a quiet move: nothing captured, the turn passed (the
+    /// move's value is minus its child's score).
+    pub const QUIET: Gain = Gain {
+        captured: 0,
+        stays: false,
+    };
+
     /// The move's value for the mover when its child is worth `child` to the
     /// child's mover, as [`Move::value`].
     #[inline]
@@ -237,6 +244,24 @@ impl Rules {
         board: &Board,
         captures: &mut MoveList,
     ) -> u8 {
+        self.quiet_pits_and_captures_sized::<P>(board, captures)
+            .count_ones() as u8
+    }
+
+    /// The pits of the legal quiet (non-capturing) moves of `board`, as bits
+    /// (bit `pit`), for boards of `P` pits per side; its legal capturing
+    /// moves replace what `captures` held. As
+    /// [`Rules::quiet_moves_and_captures_sized`], which counts the bits; the
+    /// children of the quiet moves are [`Rules::known_quiet_child`].
+    ///
+    /// # Panics
+    /// In debug builds, when `P` is not the rules' pits per side.
+    #[inline(always)]
+    pub fn quiet_pits_and_captures_sized<const P: usize>(
+        &self,
+        board: &Board,
+        captures: &mut MoveList,
+    ) -> u32 {
         debug_assert_eq!(usize::from(self.pits()), P);
         let sowing = Sowing::for_pits(self.pits());
         let pits = board.array();
@@ -244,17 +269,21 @@ impl Rules {
         // take the general path.
         if board.opponent_row_empty() {
             let moves = self.legal_moves(board);
-            let quiet = moves.iter().filter(|m| m.is_quiet()).count() as u8;
             captures.clear();
-            for m in moves.iter().filter(|m| !m.is_quiet()) {
-                captures.push(*m);
+            let mut quiet = 0u32;
+            for m in moves.iter() {
+                if m.is_quiet() {
+                    quiet |= 1 << m.pit;
+                } else {
+                    captures.push(*m);
+                }
             }
             return quiet;
         }
         // The opponent has seeds, so no quiet move starves and only a capture can.
         // A move is quiet when its last seed lands in the mover's row, or
         // makes neither 2 nor 3; only the others are sown.
-        let mut quiet = 0u8;
+        let mut quiet = 0u32; // bit pit: the move from pit is quiet
         let mut may_capture = 0u32; // bit pit: the move from pit may capture
         for pit in 0..P {
             let seeds = usize::from(pits[pit]);
@@ -262,7 +291,7 @@ impl Rules {
             let last = sowing.last(pit, seeds);
             let landed = pits[last] + sowing.landing(pit, seeds);
             let capturing = last >= P && (landed == 2 || landed == 3);
-            quiet += u8::from(seeds != 0 && !capturing);
+            quiet |= u32::from(seeds != 0 && !capturing) << pit;
             may_capture |= u32::from(capturing) << pit;
         }
         // The captures go straight into the list, as in `legal_moves`.
@@ -273,15 +302,30 @@ impl Rules {
             may_capture &= may_capture - 1;
             let sown = self.sow(board, pit);
             if sown.mov.is_quiet() {
-                quiet += 1; // a grand slam that captures nothing (abapa)
+                quiet |= 1 << pit; // a grand slam that captures nothing (abapa)
             } else {
                 starving |= u8::from(sown.starves) << captures.len;
                 captures.push(sown.mov);
             }
         }
         // (The quiet moves do not starve here.)
-        captures.drop_starving_unless_forced(starving, quiet > 0);
+        captures.drop_starving_unless_forced(starving, quiet != 0);
         quiet
+    }
+
+    /// The child of the move from the mover's `pit` of `board` when that
+    /// move is known to be legal and quiet (a pit of
+    /// [`Rules::quiet_pits_and_captures_sized`]): the seeds sown, and the turn
+    /// passed. No check is made, unlike [`Rules::quiet_child`].
+    ///
+    /// # Panics
+    /// In debug builds, when the move is not a legal quiet one.
+    #[inline]
+    pub fn known_quiet_child(&self, board: &Board, pit: usize) -> Board {
+        debug_assert!(self.play(board, pit).is_ok_and(|m| m.is_quiet()));
+        let sowing = Sowing::for_pits(self.pits());
+        let seeds = usize::from(board.pit(pit));
+        Board::from_packed(sowing.sow(board.packed(), pit, seeds), self.pits()).swapped()
     }
 
     /// Plays the move from the mover's `pit`.

@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use awari_dbformat::{Board, Index, Move, RuleSet, Rules, Turn, MAX_PITS, MIN_PITS};
+use awari_dbformat::{Board, Index, Move, MoveList, RuleSet, Rules, Turn, MAX_PITS, MIN_PITS};
 use proptest::collection::vec;
 use proptest::prelude::*;
 
@@ -311,6 +311,32 @@ proptest! {
         prop_assert_eq!(quiet as usize, moves.iter().filter(|m| m.is_quiet()).count());
         let expected: Vec<Move> = moves.iter().filter(|m| !m.is_quiet()).copied().collect();
         let got: Vec<Move> = captures.iter().copied().collect();
+        prop_assert_eq!(got, expected);
+    }
+
+    /// The pits of the quiet moves, found without sowing, and their children,
+    /// sown without looking for captures, are those of the legal moves.
+    #[test]
+    fn quiet_pits_and_children_match_legal_moves(set in rule_sets(), b in boards()) {
+        let rules = rules_for(set, &b);
+        let moves = rules.legal_moves(&b);
+        let mut captures = MoveList::new();
+        let quiet = match b.per_side() {
+            2 => rules.quiet_pits_and_captures_sized::<2>(&b, &mut captures),
+            3 => rules.quiet_pits_and_captures_sized::<3>(&b, &mut captures),
+            4 => rules.quiet_pits_and_captures_sized::<4>(&b, &mut captures),
+            5 => rules.quiet_pits_and_captures_sized::<5>(&b, &mut captures),
+            6 => rules.quiet_pits_and_captures_sized::<6>(&b, &mut captures),
+            7 => rules.quiet_pits_and_captures_sized::<7>(&b, &mut captures),
+            _ => rules.quiet_pits_and_captures_sized::<8>(&b, &mut captures),
+        };
+        let expected: u32 = moves.iter().filter(|m| m.is_quiet()).map(|m| 1 << m.pit).sum();
+        prop_assert_eq!(quiet, expected, "{} {:?}", set, b);
+        for m in moves.iter().filter(|m| m.is_quiet()) {
+            prop_assert_eq!(rules.known_quiet_child(&b, usize::from(m.pit)), m.child);
+        }
+        let got: Vec<Move> = captures.iter().copied().collect();
+        let expected: Vec<Move> = moves.iter().filter(|m| !m.is_quiet()).copied().collect();
         prop_assert_eq!(got, expected);
     }
 

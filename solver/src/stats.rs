@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use awari_dbformat::cache::prefetch;
-use awari_dbformat::{Board, Index, Move, Rules, Score};
+use awari_dbformat::{Board, Gain, Index, MoveList, Rules, Score};
 use rayon::prelude::*;
 
 use crate::lower::LowerLevels;
@@ -62,31 +62,18 @@ pub fn count_all(
     lower: &LowerLevels,
     stored: &Counts,
 ) -> Counts {
-    let index = Index::for_pits(rules.pits());
+    let unstored = match rules.pits() {
+        2 => count_unstored::<2>(rules, seeds, values, lower),
+        3 => count_unstored::<3>(rules, seeds, values, lower),
+        4 => count_unstored::<4>(rules, seeds, values, lower),
+        5 => count_unstored::<5>(rules, seeds, values, lower),
+        6 => count_unstored::<6>(rules, seeds, values, lower),
+        7 => count_unstored::<7>(rules, seeds, values, lower),
+        8 => count_unstored::<8>(rules, seeds, values, lower),
+        pits => unreachable!("{pits} pits per side: Rules accepts 2 to 8"),
+    };
     let mut all = stored.clone();
-    // A task per opponent row (level 24: 134,596 rows for 34.6 million
-    // boards), each valuing its boards a group at a time; a histogram and
-    // scratch lists per thread.
-    let histogram = index
-        .unstored_rows(seeds)
-        .par_bridge()
-        .fold(
-            || ([0u64; 256], Vec::with_capacity(GROUP), Vec::new()),
-            |(mut h, mut group, mut moves), row| {
-                let mut boards = row.boards().peekable();
-                while boards.peek().is_some() {
-                    group.clear();
-                    group.extend(boards.by_ref().take(GROUP));
-                    for v in one_ply_group(rules, index, &group, values, lower, &mut moves) {
-                        h[v as u8 as usize] += 1;
-                    }
-                }
-                (h, group, moves)
-            },
-        )
-        .map(|(h, _, _)| h)
-        .reduce(|| [0u64; 256], add_histograms);
-    for (b, &n) in histogram.iter().enumerate() {
+    for (b, &n) in unstored.iter().enumerate() {
         if n > 0 {
             *all.entry(b as u8 as i8).or_default() += n;
         }
@@ -94,42 +81,103 @@ pub fn count_all(
     all
 }
 
+/// The histogram (by value, as a byte) of the unstored boards of level
+/// `seeds`, valued as [`one_ply`] does, for boards of `P` pits per side.
+fn count_unstored<const P: usize>(
+    rules: Rules,
+    seeds: u32,
+    values: &[i8],
+    lower: &LowerLevels,
+) -> [u64; 256] {
+    let index = Index::for_pits(rules.pits());
+    // A task per opponent row (level 24: 134,596 rows for 34.6 million
+    // boards), each valuing its boards a group at a time; a histogram and
+    // scratch lists per thread.
+    index
+        .unstored_rows(seeds)
+        .par_bridge()
+        .fold(
+            || ([0u64; 256], Scratch::default()),
+            |(mut h, mut scratch), row| {
+                let mut boards = row.boards().peekable();
+                while boards.peek().is_some() {
+                    scratch.group.clear();
+                    scratch.group.extend(boards.by_ref().take(GROUP));
+                    for v in one_ply_group::<P>(rules, index, values, lower, &mut scratch) {
+                        h[v as u8 as usize] += 1;
+                    }
+                }
+                (h, scratch)
+            },
+        )
+        .map(|(h, _)| h)
+        .reduce(|| [0u64; 256], add_histograms)
+}
+
 /// Boards valued together by [`one_ply_group`].
 const GROUP: usize = 32;
 
-/// The [`one_ply`] values of a few boards. Their children's values lie anywhere
-/// in this level and the lower ones, so all are asked for (prefetched) before
-/// any is read; `moves` is scratch space.
-fn one_ply_group<'a>(
+/// A thread's lists for [`one_ply_group`], reused from group to group.
+#[derive(Default)]
+struct Scratch<'a> {
+    /// The boards of the group.
+    group: Vec<Board>,
+    /// Every move of the group's boards waiting for its child's value: the
+    /// board (its place in the group), what the move gains, the child's value.
+    waiting: Vec<(u8, Gain, &'a i8)>,
+    /// The best value of each board of the group so far.
+    best: Vec<Option<Score>>,
+    captures: MoveList,
+}
+
+/// The [`one_ply`] values of the boards of `scratch.group`, of `P` pits per
+/// side. Their children's values lie anywhere in this level and the lower
+/// ones, so all are asked for (prefetched) before any is read. The quiet
+/// moves are found without sowing and their children sown without looking
+/// for captures (the group's boards have a full opponent row, and none of
+/// those moves starves).
+fn one_ply_group<'a, 's, const P: usize>(
     rules: Rules,
     index: &Index,
-    boards: &[Board],
     values: &'a [i8],
     lower: &'a LowerLevels,
-    moves: &mut Vec<(usize, Move, &'a i8)>,
-) -> impl Iterator<Item = i8> + use<'a> {
-    moves.clear();
-    let mut best: Vec<Option<Score>> = Vec::with_capacity(boards.len());
-    for (b, board) in boards.iter().enumerate() {
+    scratch: &'s mut Scratch<'a>,
+) -> impl Iterator<Item = i8> + use<'a, 's, P> {
+    let Scratch {
+        group,
+        waiting,
+        best,
+        captures,
+    } = scratch;
+    waiting.clear();
+    best.clear();
+    for (b, board) in group.iter().enumerate() {
         best.push(rules.terminal_value(board));
         if best[b].is_some() {
             continue;
         }
-        for m in rules.legal_moves(board).iter() {
-            let slot = if m.child.seeds() == board.seeds() {
-                &values[index.rank(&m.child).expect("a child is stored") as usize]
-            } else {
-                lower.slot(&m.child)
-            };
+        let mut quiet = rules.quiet_pits_and_captures_sized::<P>(board, captures);
+        while quiet != 0 {
+            let pit = quiet.trailing_zeros() as usize;
+            quiet &= quiet - 1;
+            let child = rules.known_quiet_child(board, pit);
+            let i = index.rank_sized::<P>(&child).expect("a child is stored");
+            let slot = &values[i as usize];
             prefetch(slot);
-            moves.push((b, *m, slot));
+            waiting.push((b as u8, Gain::QUIET, slot));
+        }
+        for m in captures.iter() {
+            let slot = lower.slot_sized::<P>(&m.child);
+            prefetch(slot);
+            waiting.push((b as u8, m.gain(), slot));
         }
     }
-    for &(b, m, slot) in moves.iter() {
-        let v = m.value(Score::new(*slot));
+    for &(b, gain, slot) in waiting.iter() {
+        let v = gain.value(Score::new(*slot));
+        let b = usize::from(b);
         best[b] = Some(best[b].map_or(v, |old| old.max(v)));
     }
-    best.into_iter().map(|v| {
+    best.iter().map(|v| {
         v.expect("a board with seeds in the mover's row has a move")
             .get()
     })
