@@ -349,6 +349,35 @@ impl Index {
         index
     }
 
+    /// The number of mover's rows of `seeds` seeds: the boards of a level
+    /// that share an opponent's row, consecutive in the index order.
+    #[inline]
+    pub(crate) fn mover_rows(&self, seeds: usize) -> u64 {
+        // count(P, 1, seeds): the P lowest pits filled, an empty pit above.
+        self.first_zero.at(usize::from(self.per_side), seeds)
+    }
+
+    /// The mover's row (packed, [`Board::packed`]; the opponent's bytes 0)
+    /// of `seeds` seeds whose part of the index ([`Index::mover_part`]) is
+    /// `rest`, below [`Index::mover_rows`]: the mover's half of
+    /// [`Index::unrank`], for `P` pits per side.
+    #[inline]
+    pub(crate) fn unrank_mover_packed<const P: usize>(&self, mut rest: u64, seeds: usize) -> u128 {
+        debug_assert!(rest < self.mover_rows(seeds));
+        let mut r = seeds;
+        let mut pits = 0u128;
+        for j in (1..P).rev() {
+            let pre = |m| self.pre_zero.at(j, m);
+            let top = pre(r);
+            let target = top - rest.min(top);
+            let v = prefix_length(pre, r, 0, target);
+            rest -= top - pre(r - v);
+            pits |= (v as u128) << (8 * j);
+            r -= v;
+        }
+        pits | r as u128
+    }
+
     /// Like [`Index::rank`], but an error naming the board when it is not stored.
     ///
     /// # Errors
@@ -670,7 +699,7 @@ impl Iterator for LevelIter {
 /// into the pit above the lowest non-empty pit, and put the rest of that pit
 /// back into pit 0. The caller guarantees a next arrangement exists.
 #[inline]
-fn step_packed(pits: u128) -> u128 {
+pub(crate) fn step_packed(pits: u128) -> u128 {
     debug_assert!(pits != 0, "a board with seeds");
     let shift = pits.trailing_zeros() & !7; // the lowest non-empty pit's byte
     let seeds = (pits >> shift) & 0xFF;

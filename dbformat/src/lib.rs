@@ -7,7 +7,8 @@
 //! - [`Rules::legal_moves`], [`Rules::play`], [`Rules::unmoves`]: sowing and
 //!   captures forward, and the parents of a board within its level.
 //! - [`Index`]: ranks and unranks the stored boards of a level in the order of
-//!   the published Romein–Bal files; [`LevelIter`] walks a level in that order.
+//!   the published Romein–Bal files; [`LevelIter`] walks a level in that order,
+//!   and [`BoardFinder`] finds boards of nearby indices.
 //! - [`Score`] and [`Outcome`]: what a database stores, and what it means once the
 //!   seeds already captured are known.
 //! - [`file`](mod@crate::file): the level file format (compressed, checksummed, memory-mapped).
@@ -29,6 +30,7 @@ pub mod board;
 pub mod cache;
 pub mod error;
 pub mod file;
+pub mod finder;
 pub mod huge;
 pub mod index;
 pub mod moves;
@@ -40,6 +42,7 @@ mod sowing;
 
 pub use board::{parse_pit, pit_label, Board};
 pub use error::{Error, Result};
+pub use finder::BoardFinder;
 pub use index::{Index, LevelIter, Tile, TileBoards, UnstoredRow};
 pub use moves::{Gain, Move, MoveList, Turn};
 pub use packed::BoardPacker;

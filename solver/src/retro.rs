@@ -58,7 +58,7 @@
 //! see the tests with short lists).
 //! Boards seeded from `B` are found by a sweep over the indices and
 //! keep using marks; those are found in index order, so the next one is
-//! reached by stepping the level's iterator when it is near ([`Walker`]).
+//! mostly in the opponent's row of the last ([`awari_dbformat::BoardFinder`]).
 //!
 //! ## Threads
 //! The initial pass and the stage seeding own disjoint index ranges and store
@@ -73,7 +73,7 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 
 use awari_dbformat::cache::prefetch;
 use awari_dbformat::huge::{Generations, HugeArray, Values};
-use awari_dbformat::{Board, BoardPacker, Gain, Index, LevelIter, MoveList, Parents, Rules, Score};
+use awari_dbformat::{BoardFinder, BoardPacker, Gain, Index, MoveList, Parents, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -723,7 +723,7 @@ fn run_stage<L: Layout, const P: usize>(
                         return Vec::new();
                     }
                     let mut batch = ParentBatch::new(state, rules, k, generations, next, next_mark);
-                    let mut walker = Walker::new(index, seeds);
+                    let mut finder = BoardFinder::<P>::new(index, seeds);
                     for (d, bits) in dirty.iter().enumerate() {
                         if bits.load(Relaxed) == 0 {
                             continue;
@@ -750,7 +750,7 @@ fn run_stage<L: Layout, const P: usize>(
                                     }
                                     let i = w as u64 * L::PER_WORD + s;
                                     state.set_done(i, cur_mark);
-                                    let board = walker.board(i);
+                                    let board = finder.board(i).expect("index within the level");
                                     batch.tell_parents_of(board.packed(), cell.value < 0);
                                 }
                             }
@@ -816,48 +816,6 @@ fn seed_word<L: Layout>(
         state.mark_dirty(0, i);
     }
     (new, wins, losses)
-}
-
-/// The boards of marked indices, found in increasing order within a task.
-///
-/// Unranking costs about as much as ten steps of the level's iterator (132 ns
-/// and 13 ns at level 21, `bench_moves`), and marked boards often lie close
-/// together (a block holds 64 boards), so the next marked board is reached by
-/// stepping when it is near, else unranked.
-struct Walker<'a> {
-    index: &'a Index,
-    seeds: u32,
-    /// The iterator and the index of the board it yields next.
-    at: Option<(u64, LevelIter)>,
-}
-
-impl<'a> Walker<'a> {
-    /// Steps at most this far; farther boards are unranked.
-    const MAX_STEPS: u64 = 10;
-
-    fn new(index: &'a Index, seeds: u32) -> Walker<'a> {
-        Walker {
-            index,
-            seeds,
-            at: None,
-        }
-    }
-
-    /// Board `i` of the level.
-    #[inline]
-    fn board(&mut self, i: u64) -> Board {
-        if let Some((next, boards)) = &mut self.at {
-            if (*next..*next + Self::MAX_STEPS).contains(&i) {
-                let board = boards.nth((i - *next) as usize);
-                *next = i + 1;
-                return board.expect("index within the level");
-            }
-        }
-        let mut boards = self.index.boards_from(self.seeds, i);
-        let board = boards.next().expect("index within the level");
-        self.at = Some((i + 1, boards));
-        board
-    }
 }
 
 /// Parent updates of one propagation task, applied in batches.
