@@ -357,6 +357,20 @@ impl Index {
         self.first_zero.at(usize::from(self.per_side), seeds)
     }
 
+    /// Unranking's step for pit `j` below an empty opponent pit (z = 1, so
+    /// every mover's pit): the seeds `v` of the pit when `r` seeds are left
+    /// for pits `j..=0` and `rest` of the index, the largest `v` with
+    /// `below(v) = pre(r) - pre(r - v) <= rest`; `rest` loses `below(v)`.
+    #[inline(always)]
+    fn unrank_low_pit(&self, j: usize, r: usize, rest: &mut u64) -> usize {
+        let pre = |m| self.pre_zero.at(j, m);
+        let top = pre(r);
+        let target = top - (*rest).min(top);
+        let v = prefix_length(pre, r, 0, target);
+        *rest -= top - pre(r - v);
+        v
+    }
+
     /// The mover's row (packed, [`Board::packed`]; the opponent's bytes 0)
     /// of `seeds` seeds whose part of the index ([`Index::mover_part`]) is
     /// `rest`, below [`Index::mover_rows`]: the mover's half of
@@ -367,11 +381,7 @@ impl Index {
         let mut r = seeds;
         let mut pits = 0u128;
         for j in (1..P).rev() {
-            let pre = |m| self.pre_zero.at(j, m);
-            let top = pre(r);
-            let target = top - rest.min(top);
-            let v = prefix_length(pre, r, 0, target);
-            rest -= top - pre(r - v);
+            let v = self.unrank_low_pit(j, r, &mut rest);
             pits |= (v as u128) << (8 * j);
             r -= v;
         }
@@ -433,13 +443,9 @@ impl Index {
             pits[j] = v as u8;
             r -= v;
         }
-        // Every pit below: below(v) = pre(r) - pre(r-v) <= rest.
+        // Every pit below.
         for j in (1..j).rev() {
-            let pre = |m| self.pre_zero.at(j, m);
-            let top = pre(r);
-            let target = top - rest.min(top);
-            let v = prefix_length(pre, r, 0, target);
-            rest -= top - pre(r - v);
+            let v = self.unrank_low_pit(j, r, &mut rest);
             pits[j] = v as u8;
             r -= v;
         }
