@@ -230,16 +230,26 @@ pub fn build(
         let solve_seconds = started.elapsed().as_secs_f64();
         bar.set_message("writing");
         let values = Arc::new(solved.values);
-        // Certificate and statistics first, the level last: the level's rename
-        // marks it complete. (The certificate is compressed while the counts
-        // are made: the two share the cores better than either alone.)
-        let (certificate, (counts_stored, counts_all)) = rayon::join(
-            || {
-                solved
-                    .generations
-                    .as_ref()
-                    .map(|g| file::write_certificate(&options.dir, id(seeds), g))
-                    .transpose()
+        // The certificate before the level: the level's rename marks it
+        // complete (with its statistics, written last). The statistics are
+        // counted meanwhile: the writer leaves a core idle now and then (one
+        // thread checks and writes the blocks), and the counting fills it.
+        let (written, (counts_stored, counts_all)) = rayon::join(
+            || -> Result<PathBuf, SolveError> {
+                if let Some(g) = &solved.generations {
+                    file::write_certificate(&options.dir, id(seeds), g)?;
+                }
+                Ok(if options.exact {
+                    file::write_level(&options.dir, id(seeds), &values, options.write)?
+                } else {
+                    file::write_level_bounded(
+                        &options.dir,
+                        id(seeds),
+                        &values,
+                        solved.free.as_u64(),
+                        options.write,
+                    )?
+                })
             },
             || {
                 let stored = stats::count_stored(&values);
@@ -247,23 +257,12 @@ pub fn build(
                 (stored, all)
             },
         );
-        certificate?;
+        let written = written?;
         let tmp_report = LevelReport {
             counts_stored,
             counts_all,
             state_bytes_per_board: retro::state_bytes_per_board(seeds, boards, list_entries),
             ..make_report_shell(rules, seeds, boards, solved.stages)
-        };
-        let written = if options.exact {
-            file::write_level(&options.dir, id(seeds), &values, options.write)?
-        } else {
-            file::write_level_bounded(
-                &options.dir,
-                id(seeds),
-                &values,
-                solved.free.as_u64(),
-                options.write,
-            )?
         };
         let seconds = started.elapsed().as_secs_f64();
         bar.finish_and_clear();
