@@ -220,15 +220,7 @@ impl Rules {
     /// counting and filtering [`Rules::legal_moves`] (a property test checks it).
     #[inline]
     pub fn quiet_moves_and_captures(&self, board: &Board, captures: &mut MoveList) -> u8 {
-        match self.pits() {
-            2 => self.quiet_moves_and_captures_sized::<2>(board, captures),
-            3 => self.quiet_moves_and_captures_sized::<3>(board, captures),
-            4 => self.quiet_moves_and_captures_sized::<4>(board, captures),
-            5 => self.quiet_moves_and_captures_sized::<5>(board, captures),
-            6 => self.quiet_moves_and_captures_sized::<6>(board, captures),
-            7 => self.quiet_moves_and_captures_sized::<7>(board, captures),
-            _ => self.quiet_moves_and_captures_sized::<8>(board, captures),
-        }
+        crate::with_pits!(self.pits(), P => self.quiet_moves_and_captures_sized::<P>(board, captures))
     }
 
     /// [`Rules::quiet_moves_and_captures`] for boards of `P` pits per side,

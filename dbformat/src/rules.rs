@@ -10,6 +10,60 @@ use crate::error::{Error, Result};
 pub const MIN_PITS: u8 = 2;
 /// The most pits per side this crate supports.
 pub const MAX_PITS: u8 = 8;
+
+/// Evaluates `$body` with `$P` a constant `usize` equal to `$pits`, a number
+/// of pits per side [`Rules`] accepts (`MIN_PITS..=MAX_PITS`): the one
+/// dispatch from a board size known at run time to the code compiled for it
+/// (the `_sized::<P>` functions, the solver's passes).
+///
+/// ```
+/// use awari_dbformat::{with_pits, Board, Index};
+///
+/// let board: Board = "1 1 1 1 1 2 / 4 2 3 0 0 0".parse()?;
+/// let index = Index::for_pits(board.per_side());
+/// let rank = with_pits!(board.per_side(), P => index.rank_sized::<P>(&board));
+/// assert_eq!(rank, index.rank(&board));
+/// # Ok::<(), awari_dbformat::Error>(())
+/// ```
+///
+/// # Panics
+/// When `$pits` is outside `MIN_PITS..=MAX_PITS`.
+#[macro_export]
+macro_rules! with_pits {
+    ($pits:expr, $P:ident => $body:expr) => {
+        match $pits {
+            2 => {
+                const $P: usize = 2;
+                $body
+            }
+            3 => {
+                const $P: usize = 3;
+                $body
+            }
+            4 => {
+                const $P: usize = 4;
+                $body
+            }
+            5 => {
+                const $P: usize = 5;
+                $body
+            }
+            6 => {
+                const $P: usize = 6;
+                $body
+            }
+            7 => {
+                const $P: usize = 7;
+                $body
+            }
+            8 => {
+                const $P: usize = 8;
+                $body
+            }
+            pits => unreachable!("{pits} pits per side: Rules accepts 2 to 8"),
+        }
+    };
+}
 /// The most seeds a board may hold in total (enough for 4 seeds in each of 16 pits).
 pub const MAX_SEEDS: u32 = 64;
 /// The most seeds one pit may hold in the board notation.

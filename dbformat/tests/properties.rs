@@ -9,7 +9,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use awari_dbformat::{Board, Index, Move, MoveList, RuleSet, Rules, Turn, MAX_PITS, MIN_PITS};
+use awari_dbformat::{
+    with_pits, Board, Index, Move, MoveList, RuleSet, Rules, Turn, MAX_PITS, MIN_PITS,
+};
 use proptest::collection::vec;
 use proptest::prelude::*;
 
@@ -206,15 +208,7 @@ proptest! {
     #[test]
     fn sized_rank_matches_rank(b in boards()) {
         let ix = Index::for_pits(b.per_side());
-        let sized = match b.per_side() {
-            2 => ix.rank_sized::<2>(&b),
-            3 => ix.rank_sized::<3>(&b),
-            4 => ix.rank_sized::<4>(&b),
-            5 => ix.rank_sized::<5>(&b),
-            6 => ix.rank_sized::<6>(&b),
-            7 => ix.rank_sized::<7>(&b),
-            _ => ix.rank_sized::<8>(&b),
-        };
+        let sized = with_pits!(b.per_side(), P => ix.rank_sized::<P>(&b));
         prop_assert_eq!(sized, ix.rank(&b), "{:?}", b);
     }
 
@@ -321,15 +315,7 @@ proptest! {
         let rules = rules_for(set, &b);
         let moves = rules.legal_moves(&b);
         let mut captures = MoveList::new();
-        let quiet = match b.per_side() {
-            2 => rules.quiet_pits_and_captures_sized::<2>(&b, &mut captures),
-            3 => rules.quiet_pits_and_captures_sized::<3>(&b, &mut captures),
-            4 => rules.quiet_pits_and_captures_sized::<4>(&b, &mut captures),
-            5 => rules.quiet_pits_and_captures_sized::<5>(&b, &mut captures),
-            6 => rules.quiet_pits_and_captures_sized::<6>(&b, &mut captures),
-            7 => rules.quiet_pits_and_captures_sized::<7>(&b, &mut captures),
-            _ => rules.quiet_pits_and_captures_sized::<8>(&b, &mut captures),
-        };
+        let quiet = with_pits!(b.per_side(), P => rules.quiet_pits_and_captures_sized::<P>(&b, &mut captures));
         let expected: u32 = moves.iter().filter(|m| m.is_quiet()).map(|m| 1 << m.pit).sum();
         prop_assert_eq!(quiet, expected, "{} {:?}", set, b);
         for m in moves.iter().filter(|m| m.is_quiet()) {

@@ -73,7 +73,9 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 
 use awari_dbformat::cache::prefetch;
 use awari_dbformat::huge::{Generations, HugeArray, Values};
-use awari_dbformat::{BoardFinder, BoardPacker, Gain, Index, MoveList, Parents, Rules, Score};
+use awari_dbformat::{
+    with_pits, BoardFinder, BoardPacker, Gain, Index, MoveList, Parents, Rules, Score,
+};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -291,23 +293,9 @@ pub fn solve_level_in(
     };
     // The initial pass and the propagation are compiled for one cell layout
     // and one board size at a time (see `awari_dbformat::Parents`).
-    macro_rules! by_pits {
-        ($layout:ty) => {
-            match rules.pits() {
-                2 => solve::<$layout, 2>(job),
-                3 => solve::<$layout, 3>(job),
-                4 => solve::<$layout, 4>(job),
-                5 => solve::<$layout, 5>(job),
-                6 => solve::<$layout, 6>(job),
-                7 => solve::<$layout, 7>(job),
-                8 => solve::<$layout, 8>(job),
-                pits => unreachable!("{pits} pits per side: Rules accepts 2 to 8"),
-            }
-        };
-    }
     match layout {
-        CellLayout::Narrow => by_pits!(Narrow),
-        CellLayout::Wide => by_pits!(Wide),
+        CellLayout::Narrow => with_pits!(rules.pits(), P => solve::<Narrow, P>(job)),
+        CellLayout::Wide => with_pits!(rules.pits(), P => solve::<Wide, P>(job)),
     }
 }
 

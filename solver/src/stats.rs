@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use awari_dbformat::cache::prefetch;
-use awari_dbformat::{Board, Gain, Index, MoveList, Rules, Score};
+use awari_dbformat::{with_pits, Board, Gain, Index, MoveList, Rules, Score};
 use rayon::prelude::*;
 
 use crate::lower::LowerLevels;
@@ -62,16 +62,7 @@ pub fn count_all(
     lower: &LowerLevels,
     stored: &Counts,
 ) -> Counts {
-    let unstored = match rules.pits() {
-        2 => count_unstored::<2>(rules, seeds, values, lower),
-        3 => count_unstored::<3>(rules, seeds, values, lower),
-        4 => count_unstored::<4>(rules, seeds, values, lower),
-        5 => count_unstored::<5>(rules, seeds, values, lower),
-        6 => count_unstored::<6>(rules, seeds, values, lower),
-        7 => count_unstored::<7>(rules, seeds, values, lower),
-        8 => count_unstored::<8>(rules, seeds, values, lower),
-        pits => unreachable!("{pits} pits per side: Rules accepts 2 to 8"),
-    };
+    let unstored = with_pits!(rules.pits(), P => count_unstored::<P>(rules, seeds, values, lower));
     let mut all = stored.clone();
     for (b, &n) in unstored.iter().enumerate() {
         if n > 0 {
