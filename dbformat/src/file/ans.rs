@@ -556,15 +556,23 @@ impl AnsModel {
     /// in range).
     pub fn encode_block(&self, id: LevelId, start: u64, values: &[i8]) -> Vec<u8> {
         let a = self.shape.alphabet;
-        let symbols: Vec<u8> = values.iter().map(|&v| symbol(v, id.seeds)).collect();
-        let contexts = self.shape.contexts_of(id, start, &symbols);
+        // Every board's symbol and context, from the decoder's walk.
+        let mut sym = vec![a as u8; values.len() + 1];
+        let mut contexts = vec![0u32; values.len()];
+        let known = self
+            .shape
+            .chain(id, start, values.len(), &mut sym, &mut |i, ctx| {
+                contexts[i] = ctx as u32;
+                Some(symbol(values[i], id.seeds))
+            });
+        debug_assert!(known.is_ok(), "known symbols are never corrupt");
         let coding = self.coding.get_or_init(|| self.coding());
         let mut x = LOW;
         // At most one word per value; `n` of them are written. (Written
         // without a branch: whether a value pushes a word is unpredictable.)
         let mut words = vec![0u16; values.len() + 1];
         let mut n = 0;
-        for (&s, &ctx) in symbols.iter().zip(&contexts).rev() {
+        for (&s, &ctx) in sym[1..].iter().zip(&contexts).rev() {
             let table = self.table_of.get(ctx as usize);
             let put = coding.puts[table * a + usize::from(s)];
             // The state must be below 2^18 * freq before the symbol goes in.

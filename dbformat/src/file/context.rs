@@ -469,19 +469,6 @@ impl Shape {
         self.base().pow(self.neighbours.min(2) as u32)
     }
 
-    /// The context of every board of a block whose symbols are all known (the
-    /// encoder's side).
-    pub fn contexts_of(&self, id: LevelId, start: u64, symbols: &[u8]) -> Vec<u32> {
-        let mut contexts = vec![0u32; symbols.len()];
-        let mut sym = vec![self.alphabet as u8; symbols.len() + 1];
-        let known = self.chain(id, start, symbols.len(), &mut sym, &mut |i, ctx| {
-            contexts[i] = ctx as u32;
-            Some(symbols[i])
-        });
-        debug_assert!(known.is_ok(), "known symbols are never corrupt");
-        contexts
-    }
-
     /// Symbol counts per context (and overall) over whole blocks of level
     /// `id`, counted in parallel.
     ///
@@ -680,6 +667,19 @@ mod tests {
         }
     }
 
+    /// The context [`Shape::chain`] gives every board of a block whose
+    /// symbols are `symbols`.
+    fn contexts_of(shape: &Shape, id: LevelId, start: u64, symbols: &[u8]) -> Vec<u32> {
+        let mut contexts = vec![0u32; symbols.len()];
+        let mut sym = vec![shape.alphabet as u8; symbols.len() + 1];
+        let known = shape.chain(id, start, symbols.len(), &mut sym, &mut |i, ctx| {
+            contexts[i] = ctx as u32;
+            Some(symbols[i])
+        });
+        assert_eq!(known, Ok(()));
+        contexts
+    }
+
     /// Board `i`'s context by its definition (module docs, [`Shape::chain`]):
     /// neighbour `k` from [`neighbour_offsets`], "none" when it does not exist
     /// or lies before the block; `s1 + base * (s2 + base * (class3(s3) + 10 *
@@ -728,7 +728,7 @@ mod tests {
                     let symbols: Vec<u8> = block.iter().map(symbol_of).collect();
                     for neighbours in 1..=usable_neighbours(pits) {
                         let shape = Shape::new(id, neighbours, PIT0_CLASSES);
-                        let contexts = shape.contexts_of(id, start as u64, &symbols);
+                        let contexts = contexts_of(&shape, id, start as u64, &symbols);
                         for (i, board) in block.iter().enumerate() {
                             let want = context_by_definition(&shape, &symbols, i, board);
                             assert!(want < shape.contexts());
@@ -812,7 +812,10 @@ mod tests {
         let mut by_context: HashMap<usize, Vec<u64>> = HashMap::new();
         for &(start, block) in &slices {
             let symbols: Vec<u8> = block.iter().map(|&v| symbol(v, id.seeds)).collect();
-            for (&ctx, &s) in shape.contexts_of(id, start, &symbols).iter().zip(&symbols) {
+            for (&ctx, &s) in contexts_of(&shape, id, start, &symbols)
+                .iter()
+                .zip(&symbols)
+            {
                 global[usize::from(s)] += 1;
                 by_context
                     .entry(ctx as usize)
