@@ -552,25 +552,83 @@ impl AnsModel {
         Ok(AnsModel::install(shape, tables))
     }
 
+    /// The shape of the model's contexts.
+    pub(crate) fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// The frame of a block of `len` boards from board `start` of level
+    /// `id`, cut into segments of `segment_boards` (see
+    /// [`super::codec::segment_bytes`]) unless it fits in one: board `b`'s
+    /// symbol is `symbol_of(b, context)`, as in [`AnsModel::encode_symbols`].
+    pub(crate) fn encode_frame(
+        &self,
+        id: LevelId,
+        start: u64,
+        len: usize,
+        segment_boards: usize,
+        symbol_of: &(impl Fn(u64, usize) -> u8 + ?Sized),
+    ) -> Vec<u8> {
+        let stream = |first: u64, len: usize| {
+            self.encode_symbols(id, first, len, &mut |i, ctx| {
+                Some(symbol_of(first + i as u64, ctx))
+            })
+        };
+        if len <= segment_boards {
+            return stream(start, len);
+        }
+        // The directory first (filled in as the streams come), then the
+        // streams, each appended as it is made.
+        let count = len.div_ceil(segment_boards);
+        let mut frame = vec![0u8; 2 * (count - 1)];
+        for k in 0..count {
+            let first = k * segment_boards;
+            let stream = stream(start + first as u64, segment_boards.min(len - first));
+            if k + 1 < count {
+                // A segment of at most MAX_SEGMENT_BOARDS boards takes at
+                // most 2 bytes per board and its state: a u16.
+                let len = u16::try_from(stream.len()).expect("segments fit 64 KiB");
+                frame[2 * k..2 * k + 2].copy_from_slice(&len.to_le_bytes());
+            }
+            frame.extend_from_slice(&stream);
+        }
+        frame
+    }
+
     /// The rANS stream of the values of boards `start..` of level `id` (values
     /// in range).
     pub fn encode_block(&self, id: LevelId, start: u64, values: &[i8]) -> Vec<u8> {
+        self.encode_symbols(id, start, values.len(), &mut |i, _| {
+            Some(symbol(values[i], id.seeds))
+        })
+    }
+
+    /// The rANS stream of `len` boards from board `start` of level `id`,
+    /// whose symbols `source` gives board by board (`i` from 0) in the
+    /// context the decoder will see, so that it may choose each symbol from
+    /// its context (the lower bounds of [`super::bounds::BoundChooser`]).
+    /// The source must give a symbol below the alphabet for every board.
+    pub(crate) fn encode_symbols(
+        &self,
+        id: LevelId,
+        start: u64,
+        len: usize,
+        source: &mut impl NextSymbol,
+    ) -> Vec<u8> {
         let a = self.shape.alphabet;
         // Every board's symbol and context, from the decoder's walk.
-        let mut sym = vec![a as u8; values.len() + 1];
-        let mut contexts = vec![0u32; values.len()];
-        let known = self
-            .shape
-            .chain(id, start, values.len(), &mut sym, &mut |i, ctx| {
-                contexts[i] = ctx as u32;
-                Some(symbol(values[i], id.seeds))
-            });
+        let mut sym = vec![a as u8; len + 1];
+        let mut contexts = vec![0u32; len];
+        let known = self.shape.chain(id, start, len, &mut sym, &mut |i, ctx| {
+            contexts[i] = ctx as u32;
+            source.next(i, ctx)
+        });
         debug_assert!(known.is_ok(), "known symbols are never corrupt");
         let coding = self.coding.get_or_init(|| self.coding());
         let mut x = LOW;
         // At most one word per value; `n` of them are written. (Written
         // without a branch: whether a value pushes a word is unpredictable.)
-        let mut words = vec![0u16; values.len() + 1];
+        let mut words = vec![0u16; len + 1];
         let mut n = 0;
         for (&s, &ctx) in sym[1..].iter().zip(&contexts).rev() {
             let table = self.table_of.get(ctx as usize);

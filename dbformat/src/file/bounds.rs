@@ -293,6 +293,33 @@ impl BoundChooser {
         }
     }
 
+    /// The shape of the contexts the values are chosen in (`None` when the
+    /// board size has no neighbours to make contexts of: every board then
+    /// stores its score).
+    pub(crate) fn shape(&self) -> Option<&Shape> {
+        self.shape.as_ref()
+    }
+
+    /// The symbol stored for board `b`, of score `score`, in context `ctx`
+    /// of [`BoundChooser::shape`] (the values chosen before it in its run
+    /// make the context): the most frequent symbol at most its score's in
+    /// that context when its free bit is set (bit `b % 64` of `free[b /
+    /// 64]`), else its score's. What [`BoundChooser::choose`] stores, for an
+    /// encoder that walks the contexts itself.
+    ///
+    /// # Panics
+    /// When there is no shape, or `ctx` is not one of its contexts.
+    #[inline(always)]
+    pub(crate) fn stored_symbol(&self, b: usize, score: i8, ctx: usize, free: &[u64]) -> u8 {
+        let alphabet = self.shape.as_ref().expect("a shape to choose in").alphabet;
+        let s = symbol(score, self.id.seeds);
+        if free[b / 64] >> (b % 64) & 1 == 1 {
+            self.best[ctx * alphabet + usize::from(s)]
+        } else {
+            s
+        }
+    }
+
     /// The values to store for boards `start .. start + scores.len()`, whose
     /// scores are `scores`; `free` holds a bit per board of the whole level,
     /// bit `i % 64` of word `i / 64` for board `i`. Chosen in parallel.
@@ -320,13 +347,7 @@ impl BoundChooser {
                 let mut sym = vec![alphabet as u8; run.len() + 1];
                 // Each board sees the values chosen before it, as its decoder will.
                 let chosen = shape.chain(id, first as u64, run.len(), &mut sym, &mut |i, ctx| {
-                    let s = symbol(run[i], seeds);
-                    let b = first + i;
-                    Some(if free[b / 64] >> (b % 64) & 1 == 1 {
-                        self.best[ctx * alphabet + usize::from(s)]
-                    } else {
-                        s
-                    })
+                    Some(self.stored_symbol(first + i, run[i], ctx, free))
                 });
                 debug_assert!(chosen.is_ok(), "choosing never fails");
                 for (o, &s) in out.iter_mut().zip(&sym[1..]) {

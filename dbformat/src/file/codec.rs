@@ -421,24 +421,11 @@ impl Model {
     ) -> std::io::Result<Vec<u8>> {
         match self {
             Model::ContextAns(m) => {
-                if values.len() <= segment_boards {
-                    return Ok(m.encode_block(id, start, values));
-                }
-                // The directory first (filled in as the streams come), then
-                // the streams, each appended as it is made.
-                let count = values.len().div_ceil(segment_boards);
-                let mut frame = vec![0u8; 2 * (count - 1)];
-                for (k, part) in values.chunks(segment_boards).enumerate() {
-                    let stream = m.encode_block(id, start + (k * segment_boards) as u64, part);
-                    if k + 1 < count {
-                        // A segment of at most MAX_SEGMENT_BOARDS boards takes
-                        // at most 2 bytes per board and its state: a u16.
-                        let len = u16::try_from(stream.len()).expect("segments fit 64 KiB");
-                        frame[2 * k..2 * k + 2].copy_from_slice(&len.to_le_bytes());
-                    }
-                    frame.extend_from_slice(&stream);
-                }
-                Ok(frame)
+                Ok(
+                    m.encode_frame(id, start, values.len(), segment_boards, &|board, _| {
+                        symbol(values[(board - start) as usize], id.seeds)
+                    }),
+                )
             }
             _ => {
                 let mut bytes = Vec::with_capacity(values.len());

@@ -332,7 +332,7 @@ where
 }
 
 /// What a context is made of, for one level.
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Shape {
     /// Neighbours in a context, 1..=3.
     pub neighbours: usize,

@@ -162,6 +162,38 @@ fn lower_bounds_never_exceed_the_score_and_are_the_score_where_not_free() {
 }
 
 #[test]
+fn choosing_while_encoding_makes_the_file_of_choosing_first() {
+    use super::writer::{write_bounded, Walks};
+    let scratch = scratch_dir("one-walk");
+    let (one, two) = (scratch.path().join("one"), scratch.path().join("two"));
+    std::fs::create_dir_all(&one).unwrap();
+    std::fs::create_dir_all(&two).unwrap();
+    let mut context_ans = 0;
+    for level in [
+        id(RuleSet::Awari, 6, 9),
+        id(RuleSet::Abapa, 5, 8),
+        id(RuleSet::GrandSlamReplay, 4, 8),
+        id(RuleSet::Awari, 2, 7),
+    ] {
+        let v = values(level);
+        let free = free_bits(v.len(), |i| i % 5 != 2);
+        for options in [small_options(), WriteOptions::default()] {
+            let a = write_bounded(&one, level, &v, &free, options, Walks::One).unwrap();
+            let b = write_bounded(&two, level, &v, &free, options, Walks::Two).unwrap();
+            let bytes = std::fs::read(&a).unwrap();
+            assert!(
+                bytes == std::fs::read(&b).unwrap(),
+                "{level:?} {options:?}: the files differ"
+            );
+            let reader = LevelReader::open_expecting(&a, level).unwrap();
+            context_ans += usize::from(reader.encoding() == Encoding::ContextAns);
+        }
+    }
+    // The one walk is only taken with context-ans models.
+    assert!(context_ans >= 4, "{context_ans} files in context-ans");
+}
+
+#[test]
 fn a_level_of_free_boards_makes_a_smaller_file() {
     let scratch = scratch_dir("bounds-size");
     let dir = scratch.path();
