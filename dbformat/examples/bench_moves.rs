@@ -3,7 +3,8 @@
 //! `cargo run --release -p awari-dbformat --example bench_moves -- [SEEDS] [SAMPLE]`.
 //!
 //! Prints nanoseconds per call and calls per second for: stepping the level
-//! iterator, unrank, rank, legal moves, un-move generation (with and without
+//! iterator, unrank, rank, legal moves, the initial pass's quiet moves and
+//! captures, un-move generation (with and without
 //! ranking each parent, and the solver's ranked stored parents), and finding
 //! the boards of increasing nearby indices (unranking each, or [`BoardFinder`]).
 use std::hint::black_box;
@@ -97,6 +98,27 @@ fn main() {
     }
     report("legal moves", t, n);
     println!("{:<28} {:>8.2}", "  moves per board", moves as f64 / n);
+
+    // The solver's initial pass: the quiet moves counted, the captures made.
+    let t = Instant::now();
+    let (mut quiet, mut captured) = (0usize, 0usize);
+    let mut captures = awari_dbformat::MoveList::new();
+    for b in &boards {
+        quiet +=
+            usize::from(rules.quiet_moves_and_captures_sized::<6>(black_box(b), &mut captures));
+        captured += black_box(&captures).len();
+    }
+    report("quiet moves and captures", t, n);
+    println!(
+        "{:<28} {:>8.2}",
+        "  quiet moves per board",
+        quiet as f64 / n
+    );
+    println!(
+        "{:<28} {:>8.2}",
+        "  captures per board",
+        captured as f64 / n
+    );
 
     let t = Instant::now();
     let mut parents = 0usize;

@@ -281,9 +281,11 @@ impl Rules {
             let seeds = usize::from(pits[pit]);
             // (An empty pit "lands" in itself, in the mover's row.)
             let last = sowing.last(pit, seeds);
-            let landed = pits[last] + sowing.landing(pit, seeds);
-            let capturing = last >= P && (landed == 2 || landed == 3);
-            quiet |= u32::from(seeds != 0 && !capturing) << pit;
+            let landed = pits[last % MAX_BOARD_PITS] + sowing.landing(pit, seeds);
+            // `&`, not `&&`: each test is as good as random, and a branch
+            // on it would be mispredicted half the time.
+            let capturing = (last >= P) & (landed & !1 == 2);
+            quiet |= u32::from((seeds != 0) & !capturing) << pit;
             may_capture |= u32::from(capturing) << pit;
         }
         // The captures go straight into the list, as in `legal_moves`.
