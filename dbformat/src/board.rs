@@ -25,6 +25,36 @@ pub(crate) fn seeds_packed(packed: u128) -> usize {
     (folded.wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize
 }
 
+/// Bit k set when byte k of `bytes` has its high bit set (the only bit a
+/// byte may have), for the low 16 bytes: the high bits gathered by one
+/// multiplication per half.
+#[inline(always)]
+fn gather_high_bits(bytes: u128) -> u32 {
+    // 0x8000_..._80 >> 7 puts bit 0 of byte k at bit 8k; multiplying by
+    // 0x0102_0408_1020_4080 moves each to bit 56 + k, without carries.
+    let gather = |half: u64| {
+        ((((half >> 7) & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080)) >> 56) as u32
+    };
+    gather(bytes as u64) | gather((bytes >> 64) as u64) << 8
+}
+
+/// Bit k set when pit k of a packed board ([`Board::packed`]) holds seeds.
+#[inline(always)]
+pub(crate) fn nonzero_pits(packed: u128) -> u32 {
+    // A byte of at most 127 is non-zero exactly when subtracting one from
+    // it with its high bit set leaves that bit set.
+    gather_high_bits(((packed | HIGH) - ONES) & HIGH)
+}
+
+/// Bit k set when pit k of a packed board ([`Board::packed`]) holds 2 or 3
+/// seeds, the counts a last seed captures.
+#[inline(always)]
+pub(crate) fn pits_of_two_or_three(packed: u128) -> u32 {
+    // 2 and 3 are the bytes whose value with bit 0 cleared is 2: those
+    // become zero, and only those.
+    !nonzero_pits((packed & !ONES) ^ (ONES << 1)) & 0xFFFF
+}
+
 /// A board seen from the player to move (the mover).
 ///
 /// Pits are numbered `0..2P` counterclockwise: `0..P` are the mover's (A, B, ...

@@ -7,7 +7,7 @@
 //! and the child's value `-m` gives the mover all remaining seeds, exactly the `+n`
 //! of rules.md.
 
-use crate::board::{pit_label, Board, MAX_BOARD_PITS};
+use crate::board::{pit_label, pits_of_two_or_three, seeds_packed, Board, MAX_BOARD_PITS};
 use crate::error::{Error, Result};
 use crate::rules::{RuleSet, Rules};
 use crate::score::Score;
@@ -180,6 +180,23 @@ struct Sown {
     /// The move leaves the opponent's row empty and is therefore restricted by the
     /// rule set (a grand slam under `awari`, or a move that does not feed).
     starves: bool,
+}
+
+/// The bytes (of a packed board, [`Board::packed`]) of the pits that the
+/// last seed of a sowing captures when it lands in pit `last` of board `b`
+/// (after the sowing), with `per_side` pits per side: the opponent's pits
+/// holding 2 or 3 seeds in a run back from `last`. None when `last` is the
+/// mover's or holds other counts.
+#[inline(always)]
+fn captured_bytes(b: u128, last: usize, per_side: usize) -> u128 {
+    let two_or_three = pits_of_two_or_three(b) & !((1u32 << per_side) - 1);
+    // The pits up to `last` that end the run: the mover's, and the
+    // opponent's holding other counts. Pit 0 is one, so there is a highest.
+    let stops = !two_or_three & ((2u32 << last) - 1);
+    let first = 32 - stops.leading_zeros() as usize; // 1..=last + 1
+                                                     // Bytes 0..n, for n in 1..=16.
+    let low_bytes = |n: usize| u128::MAX >> (128 - 8 * n);
+    low_bytes(last + 1) & !low_bytes(first)
 }
 
 impl Rules {
@@ -396,15 +413,12 @@ impl Rules {
         let opponent_had_seeds = before & opponent != 0;
         let fed = b & opponent != 0;
 
-        // Captures: backwards from the last pit while in the opponent's row and 2 or 3.
-        let mut captured = 0u8;
-        let mut after = b;
-        let mut k = last;
-        while k >= p && matches!(pit_of(after, k), 2 | 3) {
-            captured += pit_of(after, k);
-            after &= !(0xFF << (8 * k));
-            k -= 1;
-        }
+        // Captures: backwards from the last pit while in the opponent's row
+        // and 2 or 3. The run is found from bit masks: a loop over it ended
+        // after an unpredictable number of pits.
+        let taken = captured_bytes(b, last, p);
+        let captured = seeds_packed(b & taken) as u8;
+        let after = b & !taken;
         let grand_slam = captured > 0 && after & opponent == 0;
         let not_feeding = !fed;
         debug_assert!(!not_feeding || !opponent_had_seeds);

@@ -23,7 +23,7 @@
 //! - its own row holds as many seeds as before the move, so the mover's part
 //!   needs no sum of the row either.
 
-use crate::board::{seeds_packed, Board, HIGH, ONES};
+use crate::board::{nonzero_pits, pits_of_two_or_three, seeds_packed, Board};
 use crate::index::Index;
 use crate::rules::{RuleSet, Rules};
 use crate::sowing::{pit_of, Sowing};
@@ -54,32 +54,16 @@ struct Shape<const P: usize> {
     captures: u32,
 }
 
-/// Bit k set when byte k of `bytes` has its high bit set (the only bit a
-/// byte may have), for the low 16 bytes: the high bits gathered by one
-/// multiplication per half.
-#[inline(always)]
-fn gather_high_bits(bytes: u128) -> u32 {
-    // 0x8000_..._80 >> 7 puts bit 0 of byte k at bit 8k; multiplying by
-    // 0x0102_0408_1020_4080 moves each to bit 56 + k, without carries.
-    let gather = |half: u64| {
-        ((((half >> 7) & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080)) >> 56) as u32
-    };
-    gather(bytes as u64) | gather((bytes >> 64) as u64) << 8
-}
-
 impl<const P: usize> Shape<P> {
     #[inline(always)]
     fn of(after: u128) -> Shape<P> {
         let pits = (1u32 << (2 * P)) - 1;
         // A byte of at most 127 is non-zero exactly when subtracting one from
         // it with its high bit set leaves that bit set.
-        let full = gather_high_bits(((after | HIGH) - ONES) & HIGH) & pits;
-        // 2 and 3 are the bytes whose value with bit 0 cleared is 2.
-        let two = (after & !ONES) ^ (ONES << 1);
-        let zero = !gather_high_bits(((two | HIGH) - ONES) & HIGH);
+        let full = nonzero_pits(after) & pits;
         Shape {
             full,
-            captures: zero & pits & !((1 << P) - 1),
+            captures: pits_of_two_or_three(after) & pits & !((1 << P) - 1),
         }
     }
 
