@@ -80,6 +80,33 @@ pub trait Layout: Copy + Send + Sync + 'static {
         (word & !mask) | (Self::encode(cell) << shift)
     }
 
+    /// Bit 0 of every field of a word: a field's bits times this are the
+    /// same field in every slot.
+    const FIELD_ONES: u64 = {
+        let (mut word, mut s) = (0u64, 0);
+        while s < Self::PER_WORD {
+            word |= 1 << (s as u32 * Self::BITS);
+            s += 1;
+        }
+        word
+    };
+
+    /// The fields of `word` whose nibble, with the bits of `set` set too, is
+    /// `nibble`: bit `s * BITS` (the shift of field `s`, as
+    /// [`Layout::decode`] takes it) set for each, the others clear. Found
+    /// without a branch per field: which fields of a word match is as
+    /// good as random.
+    #[inline(always)]
+    fn fields_with_nibble(word: u64, set: u8, nibble: u8) -> u64 {
+        let nibbles = 0xF * Self::FIELD_ONES;
+        let (set, nibble) = (u64::from(set), u64::from(nibble));
+        let x = ((word | (set * Self::FIELD_ONES)) ^ (nibble * Self::FIELD_ONES)) & nibbles;
+        // Adding 15 to a field of x carries into its bit 4 exactly when the
+        // field is not 0 (x holds no bits above the nibbles to carry into).
+        let nonzero = (x + nibbles) & (0x10 * Self::FIELD_ONES);
+        (!nonzero & (0x10 * Self::FIELD_ONES)) >> 4
+    }
+
     /// The same field in every slot of a word.
     fn spread(field: u64) -> u64 {
         (0..Self::PER_WORD).fold(0, |word, s| word | field << (s as u32 * Self::BITS))
@@ -205,6 +232,21 @@ mod tests {
         );
     }
 
+    /// `fields_with_nibble` against testing each field.
+    fn nibble_test_is_exact<L: Layout>(cells: &[(i8, u8)], set: u8, nibble: u8) {
+        let word = cells.iter().enumerate().fold(0, |w, (s, &(value, n))| {
+            L::replace(w, s as u32 * L::BITS, Cell { value, nibble: n })
+        });
+        let expected = cells.iter().enumerate().fold(0u64, |m, (s, &(_, n))| {
+            m | u64::from(n | set == nibble) << (s as u32 * L::BITS)
+        });
+        assert_eq!(
+            L::fields_with_nibble(word, set, nibble),
+            expected,
+            "{cells:?} {set} {nibble}"
+        );
+    }
+
     fn narrow_cell() -> impl Strategy<Value = (i8, u8)> {
         (Narrow::NO_EXIT..=31i8, 0u8..16)
     }
@@ -226,6 +268,17 @@ mod tests {
             value in -3i8..=3,
         ) {
             any_equal_is_exact::<Narrow>(&cells, value);
+        }
+
+        #[test]
+        fn nibble_tests_find_exactly_the_fields_holding_it(
+            narrow in prop::collection::vec(narrow_cell(), 6),
+            wide in prop::collection::vec((any::<i8>(), 0u8..16), 5),
+            set in prop_oneof![Just(0u8), Just(4u8), 0u8..16],
+            nibble in 0u8..16,
+        ) {
+            nibble_test_is_exact::<Narrow>(&narrow, set, nibble);
+            nibble_test_is_exact::<Wide>(&wide, set, nibble);
         }
 
         #[test]

@@ -731,12 +731,12 @@ fn run_stage<L: Layout, const P: usize>(
                             // per word is enough.
                             for (w, word) in (first..last).zip(&words[first..last]) {
                                 let word = word.load(Relaxed);
-                                for s in 0..L::PER_WORD {
-                                    let cell = L::decode(word, s as u32 * L::BITS);
-                                    if cell.nibble | FREE_BIT != cur_mark {
-                                        continue;
-                                    }
-                                    let i = w as u64 * L::PER_WORD + s;
+                                let mut marked = L::fields_with_nibble(word, FREE_BIT, cur_mark);
+                                while marked != 0 {
+                                    let shift = marked.trailing_zeros();
+                                    marked &= marked - 1;
+                                    let cell = L::decode(word, shift);
+                                    let i = w as u64 * L::PER_WORD + u64::from(shift / L::BITS);
                                     state.set_done(i, cur_mark);
                                     let board = finder.board(i).expect("index within the level");
                                     batch.tell_parents_of(board.packed(), cell.value < 0);
