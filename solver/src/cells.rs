@@ -107,6 +107,34 @@ pub trait Layout: Copy + Send + Sync + 'static {
         (!nonzero & (0x10 * Self::FIELD_ONES)) >> 4
     }
 
+    /// The fields of `word` whose value is `value`, as bits at the fields'
+    /// shifts like [`Layout::fields_with_nibble`], without a branch per
+    /// field.
+    #[inline(always)]
+    fn fields_with_value(word: u64, value: i8) -> u64 {
+        let values = (((1u64 << Self::VALUE_BITS) - 1) << 4) * Self::FIELD_ONES;
+        let top = (1u64 << (Self::BITS - 1)) * Self::FIELD_ONES;
+        let pattern = Self::encode(Cell { value, nibble: 0 }) * Self::FIELD_ONES;
+        let x = (word ^ pattern) & values;
+        // A field of x is 0 exactly when neither its top bit is set nor the
+        // bits below it carry into the top bit when all ones are added
+        // (leaving the top bit out of the sum, nothing carries further).
+        let low = values & !top;
+        let nonzero = (((x & low) + low) | x) & top;
+        (!nonzero & top) >> (Self::BITS - 1)
+    }
+
+    /// The fields of `word` of undecided boards (nibble at most 8, the
+    /// counters; see [`crate::retro`]), as bits at the fields' shifts like
+    /// [`Layout::fields_with_nibble`].
+    #[inline(always)]
+    fn undecided_fields(word: u64) -> u64 {
+        let nibbles = 0xF * Self::FIELD_ONES;
+        // Adding 7 to a nibble carries into bit 4 exactly when it is 9 or more.
+        let decided = ((word & nibbles) + 7 * Self::FIELD_ONES) & (0x10 * Self::FIELD_ONES);
+        (!decided & (0x10 * Self::FIELD_ONES)) >> 4
+    }
+
     /// The same field in every slot of a word.
     fn spread(field: u64) -> u64 {
         (0..Self::PER_WORD).fold(0, |word, s| word | field << (s as u32 * Self::BITS))
@@ -247,6 +275,35 @@ mod tests {
         );
     }
 
+    /// `fields_with_value` and `undecided_fields` against testing each field.
+    fn value_tests_are_exact<L: Layout>(cells: &[(i8, u8)], value: i8) {
+        let word = cells.iter().enumerate().fold(0, |w, (s, &(v, n))| {
+            L::replace(
+                w,
+                s as u32 * L::BITS,
+                Cell {
+                    value: v,
+                    nibble: n,
+                },
+            )
+        });
+        let expect = |f: &dyn Fn(i8, u8) -> bool| {
+            cells.iter().enumerate().fold(0u64, |m, (s, &(v, n))| {
+                m | u64::from(f(v, n)) << (s as u32 * L::BITS)
+            })
+        };
+        assert_eq!(
+            L::fields_with_value(word, value),
+            expect(&|v, _| v == value),
+            "{cells:?} {value}"
+        );
+        assert_eq!(
+            L::undecided_fields(word),
+            expect(&|_, n| n <= 8),
+            "{cells:?}"
+        );
+    }
+
     fn narrow_cell() -> impl Strategy<Value = (i8, u8)> {
         (Narrow::NO_EXIT..=31i8, 0u8..16)
     }
@@ -279,6 +336,23 @@ mod tests {
         ) {
             nibble_test_is_exact::<Narrow>(&narrow, set, nibble);
             nibble_test_is_exact::<Wide>(&wide, set, nibble);
+        }
+
+        #[test]
+        fn value_masks_find_exactly_the_fields_holding_it(
+            narrow in prop::collection::vec(narrow_cell(), 6),
+            wide in prop::collection::vec((any::<i8>(), 0u8..16), 5),
+            small in -3i8..=3,
+            narrow_value in Narrow::NO_EXIT..=31i8,
+            wide_value in any::<i8>(),
+        ) {
+            value_tests_are_exact::<Narrow>(&narrow, narrow_value);
+            value_tests_are_exact::<Wide>(&wide, wide_value);
+            // Values that the fields hold, too.
+            value_tests_are_exact::<Narrow>(&narrow, narrow[0].0);
+            value_tests_are_exact::<Wide>(&wide, wide[1].0);
+            let near: Vec<(i8, u8)> = narrow.iter().map(|&(v, n)| (v.clamp(-3, 3), n)).collect();
+            value_tests_are_exact::<Narrow>(&near, small);
         }
 
         #[test]
