@@ -241,17 +241,18 @@ mod tests {
         }
     }
 
+    /// The word holding `cells` (value, nibble) in slot order.
+    fn word_of<L: Layout>(cells: &[(i8, u8)]) -> u64 {
+        cells
+            .iter()
+            .enumerate()
+            .fold(0, |w, (s, &(value, nibble))| {
+                L::replace(w, s as u32 * L::BITS, Cell { value, nibble })
+            })
+    }
+
     fn any_equal_is_exact<L: Layout>(cells: &[(i8, u8)], value: i8) {
-        let word = cells.iter().enumerate().fold(0, |w, (s, &(v, n))| {
-            L::replace(
-                w,
-                s as u32 * L::BITS,
-                Cell {
-                    value: v,
-                    nibble: n,
-                },
-            )
-        });
+        let word = word_of::<L>(cells);
         let expected = cells.iter().any(|&(v, _)| v == value);
         assert_eq!(
             L::any_value_equal(value)(word),
@@ -262,9 +263,7 @@ mod tests {
 
     /// `fields_with_nibble` against testing each field.
     fn nibble_test_is_exact<L: Layout>(cells: &[(i8, u8)], set: u8, nibble: u8) {
-        let word = cells.iter().enumerate().fold(0, |w, (s, &(value, n))| {
-            L::replace(w, s as u32 * L::BITS, Cell { value, nibble: n })
-        });
+        let word = word_of::<L>(cells);
         let expected = cells.iter().enumerate().fold(0u64, |m, (s, &(_, n))| {
             m | u64::from(n | set == nibble) << (s as u32 * L::BITS)
         });
@@ -277,16 +276,7 @@ mod tests {
 
     /// `fields_with_value` and `undecided_fields` against testing each field.
     fn value_tests_are_exact<L: Layout>(cells: &[(i8, u8)], value: i8) {
-        let word = cells.iter().enumerate().fold(0, |w, (s, &(v, n))| {
-            L::replace(
-                w,
-                s as u32 * L::BITS,
-                Cell {
-                    value: v,
-                    nibble: n,
-                },
-            )
-        });
+        let word = word_of::<L>(cells);
         let expect = |f: &dyn Fn(i8, u8) -> bool| {
             cells.iter().enumerate().fold(0u64, |m, (s, &(v, n))| {
                 m | u64::from(f(v, n)) << (s as u32 * L::BITS)
