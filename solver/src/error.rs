@@ -19,7 +19,7 @@ pub enum SolveError {
     },
     /// A level does not fit in the memory budget.
     #[error(
-        "level {seeds} needs about {needed} of memory ({boards} boards x {state_bytes} bytes of solver state, plus {lower} for the lower levels it reads and 64 MiB for the rest of the process), but the budget is {budget}; raise --memory or use a machine with more memory"
+        "level {seeds} needs about {needed} of memory ({boards} boards x {state_bytes:.3} bytes of solver state, plus {lower} for the lower levels it reads and 64 MiB for the rest of the process), but the budget is {budget}; raise --memory or use a machine with more memory"
     )]
     Memory {
         /// The level.
