@@ -80,6 +80,16 @@ pub trait Layout: Copy + Send + Sync + 'static {
         (word & !mask) | (Self::encode(cell) << shift)
     }
 
+    /// The word holding `cells` in slot order, the first in the low bits
+    /// (at most [`Layout::PER_WORD`] of them; the other slots are zero).
+    #[inline(always)]
+    fn pack(cells: &[Cell]) -> u64 {
+        debug_assert!(cells.len() as u64 <= Self::PER_WORD);
+        cells.iter().enumerate().fold(0, |word, (s, &cell)| {
+            Self::replace(word, s as u32 * Self::BITS, cell)
+        })
+    }
+
     /// Bit 0 of every field of a word: a field's bits times this are the
     /// same field in every slot.
     const FIELD_ONES: u64 = {
@@ -227,10 +237,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn cells_round_trip<L: Layout>(cells: &[(i8, u8)]) {
-        let mut word = 0u64;
-        for (s, &(value, nibble)) in cells.iter().enumerate() {
-            word = L::replace(word, s as u32 * L::BITS, Cell { value, nibble });
-        }
+        let word = word_of::<L>(cells);
         assert_eq!(
             word >> (L::PER_WORD as u32 * L::BITS),
             0,
@@ -243,12 +250,11 @@ mod tests {
 
     /// The word holding `cells` (value, nibble) in slot order.
     fn word_of<L: Layout>(cells: &[(i8, u8)]) -> u64 {
-        cells
+        let cells: Vec<Cell> = cells
             .iter()
-            .enumerate()
-            .fold(0, |w, (s, &(value, nibble))| {
-                L::replace(w, s as u32 * L::BITS, Cell { value, nibble })
-            })
+            .map(|&(value, nibble)| Cell { value, nibble })
+            .collect();
+        L::pack(&cells)
     }
 
     fn any_equal_is_exact<L: Layout>(cells: &[(i8, u8)], value: i8) {

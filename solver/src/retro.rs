@@ -590,11 +590,7 @@ fn init<L: Layout, const P: usize>(
             summary.store(bits, Relaxed);
         }
         for (word, cells) in words.iter().zip(cells.chunks(L::PER_WORD as usize)) {
-            let packed = cells
-                .iter()
-                .enumerate()
-                .fold(0, |w, (s, &cell)| L::replace(w, s as u32 * L::BITS, cell));
-            word.store(packed, Relaxed);
+            word.store(L::pack(cells), Relaxed);
         }
         progress.inc(boards as u64);
     });
