@@ -71,7 +71,7 @@ pub const MAX_PIT_SEEDS: u8 = 48;
 
 /// How a rule set treats a move that leaves the opponent without seeds.
 ///
-/// See `shared/spec/rules.md`, "Rule sets". Every database records its rule set,
+/// See `docs/rules.md`, "Rule sets". Every database records its rule set,
 /// and a file built under one is never read as another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum RuleSet {

@@ -1,5 +1,5 @@
 //! Example tests of the rules (issue 2), as tables of hand-checked cases taken
-//! from `shared/spec/rules.md`.
+//! from `docs/rules.md`.
 //!
 //! Boards are written in pit order, the mover's row first (`A B C D E F / a b c
 //! d e f`). An expected result is written as the board right after the move *as

@@ -2,7 +2,7 @@
 //!
 //! Source: T. R. Lincke, "Exploring the Computational Limits of Large Exhaustive
 //! Search Problems", ETH Diss. 14701, 2002, Appendix B, transcribed in
-//! `shared/data/lincke_counts.txt` (rules `awari`, 6 pits per side).
+//! `tests/data/lincke_counts.txt` of this repository (rules `awari`, 6 pits per side).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -11,8 +11,7 @@ use awari_dbformat::{Board, Index, Rules, Score};
 use awari_solver::{lower::LowerLevels, solve_in_memory, stats};
 
 fn lincke_table() -> BTreeMap<u32, BTreeMap<i8, u64>> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/lincke_counts.txt");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/lincke_counts.txt");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut table = BTreeMap::new();
     for line in text

@@ -55,12 +55,12 @@ fn level_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 
 #[test]
 fn build_prints_one_json_line_per_level_matching_lincke() {
-    // Lincke 2002, Appendix B (shared/data/lincke_counts.txt): counts over all boards.
+    // Lincke 2002, Appendix B (tests/data/lincke_counts.txt): counts over all boards.
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/data/lincke_counts.txt"
+        "/data/lincke_counts.txt"
     ))
-    .expect("shared/data/lincke_counts.txt beside the checkout");
+    .expect("tests/data/lincke_counts.txt in the repository");
     let lines = &db18().1;
     assert_eq!(lines.len(), 19);
     for (n, line) in lines.iter().enumerate() {
