@@ -48,7 +48,16 @@ fn certificates_prove_true_levels_and_change_no_result() {
         below.insert(seeds as u32, values.clone());
     }
     let hidden = indicatif::ProgressBar::hidden();
-    let solved = awari_solver::retro::solve_level_with(rules, n, &below, &hidden, true);
+    let solved = awari_solver::retro::solve_level(
+        rules,
+        n,
+        &below,
+        &hidden,
+        &awari_solver::retro::SolveOptions {
+            record_generations: true,
+            ..Default::default()
+        },
+    );
     let values = solved.values.to_vec();
     let certificate = solved.generations.expect("recorded").to_vec();
 

@@ -73,6 +73,9 @@ pub struct Options {
     /// ([`awari_dbformat::file::bounds`]): files about a quarter smaller, and
     /// a lookup searches the captures.
     pub exact: bool,
+    /// The partitions each level is solved in ([`retro::Partitions`]; 1:
+    /// the whole level in one state). The files are the same for any number.
+    pub partitions: u64,
 }
 
 /// What happened to one level: the line printed and the statistics file.
@@ -119,8 +122,15 @@ pub struct LevelReport {
     pub counts_stored: stats::Counts,
     /// Boards with each value over all boards of the seed count (Lincke's form).
     pub counts_all: stats::Counts,
+    /// The partitions the level was solved in (1 for a level already present).
+    #[serde(default = "one")]
+    pub partitions: u64,
     /// The threshold stages.
     pub stages: Vec<Stage>,
+}
+
+fn one() -> u64 {
+    1
 }
 
 /// The statistics file beside a level file: `awari-p6-n16.awl` -> `awari-p6-n16.stats.json`.
@@ -219,14 +229,13 @@ pub fn build(
         let list_entries = plan_memory(seeds, boards, lower.bytes(), options)?;
         let started = Instant::now();
         let bar = progress_bar(options.progress, seeds, boards);
-        let solved = retro::solve_level_within(
-            rules,
-            seeds,
-            &lower,
-            &bar,
-            options.certificate,
-            list_entries,
-        );
+        let solve_options = retro::SolveOptions {
+            record_generations: options.certificate,
+            list_entries: Some(list_entries),
+            partitions: options.partitions,
+            ..retro::SolveOptions::default()
+        };
+        let solved = retro::solve_level(rules, seeds, &lower, &bar, &solve_options);
         let solve_seconds = started.elapsed().as_secs_f64();
         bar.set_message("writing");
         let values = Arc::new(solved.values);
@@ -262,6 +271,7 @@ pub fn build(
             counts_stored,
             counts_all,
             state_bytes_per_board: retro::state_bytes_per_board(seeds, boards, list_entries),
+            partitions: solved.partitions.count() as u64,
             ..make_report_shell(rules, seeds, boards, solved.stages)
         };
         let seconds = started.elapsed().as_secs_f64();
@@ -361,6 +371,7 @@ fn make_report_shell(rules: Rules, seeds: u32, boards: u64, stages: Vec<Stage>) 
         status: "built".into(),
         counts_stored: Default::default(),
         counts_all: Default::default(),
+        partitions: 1,
         stages,
     }
 }
@@ -436,6 +447,7 @@ mod tests {
             write: WriteOptions::default(),
             certificate,
             exact: false,
+            partitions: 1,
         }
     }
 

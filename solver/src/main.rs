@@ -63,6 +63,11 @@ struct Cli {
     /// then also looks up the board's captures).
     #[arg(long)]
     exact: bool,
+    /// Solve each level in this many partitions of its index range, each
+    /// with a state of its own, the updates between them sent in batches
+    /// (the files are the same for any number; one is the fastest).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    partitions: u64,
     /// Print one JSON object per level on stdout instead of a table (no progress bars).
     #[arg(long)]
     json: bool,
@@ -106,6 +111,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         write,
         certificate: cli.certificate,
         exact: cli.exact,
+        partitions: cli.partitions,
     };
     if !cli.json {
         eprintln!(

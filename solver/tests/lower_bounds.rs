@@ -9,7 +9,22 @@ use awari_dbformat::file::{
 };
 use awari_dbformat::huge::Values;
 use awari_dbformat::{Index, RuleSet, Rules, Score};
-use awari_solver::solve_levels_within;
+use awari_solver::retro::SolveOptions;
+use awari_solver::solve_levels;
+
+/// Every level up to `max` with its free bits; with at most `list_entries`
+/// frontier list entries per generation when given.
+fn solve_levels_within(
+    rules: Rules,
+    max: u32,
+    list_entries: Option<u64>,
+) -> Vec<(Arc<Values>, Vec<u64>)> {
+    let options = SolveOptions {
+        list_entries,
+        ..SolveOptions::default()
+    };
+    solve_levels(rules, max, &options)
+}
 
 fn is_free(free: &[u64], i: usize) -> bool {
     free[i / 64] >> (i % 64) & 1 == 1

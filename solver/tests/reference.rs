@@ -10,7 +10,8 @@ use std::sync::Arc;
 use awari_dbformat::huge::Values;
 use awari_dbformat::{Index, RuleSet, Rules};
 use awari_solver::cells::CellLayout;
-use awari_solver::{solve_in_memory, solve_levels_in, solve_levels_within};
+use awari_solver::retro::SolveOptions;
+use awari_solver::{solve_in_memory, solve_levels};
 
 /// Values of every level up to `max`, by the reference algorithm.
 fn reference(rules: Rules, max: u32) -> Vec<Vec<i8>> {
@@ -77,7 +78,11 @@ fn compare(rules: Rules, max: u32) {
 /// Every level up to `max`, solved with frontier lists of at most
 /// `list_entries` boards per generation (as a small memory budget asks).
 fn solve_with_lists(rules: Rules, max: u32, list_entries: u64) -> Vec<Arc<Values>> {
-    solve_levels_within(rules, max, Some(list_entries))
+    let options = SolveOptions {
+        list_entries: Some(list_entries),
+        ..SolveOptions::default()
+    };
+    solve_levels(rules, max, &options)
         .into_iter()
         .map(|(values, _)| values)
         .collect()
@@ -138,7 +143,12 @@ fn wide_cells_give_the_same_values() {
     for entries in [None, Some(0)] {
         for set in RuleSet::ALL {
             let rules = Rules::new(set, 4).unwrap();
-            let wide = solve_levels_in(Some(CellLayout::Wide), rules, 10, entries)
+            let options = SolveOptions {
+                layout: Some(CellLayout::Wide),
+                list_entries: entries,
+                ..SolveOptions::default()
+            };
+            let wide = solve_levels(rules, 10, &options)
                 .into_iter()
                 .map(|(values, _)| values)
                 .collect();

@@ -1,0 +1,418 @@
+//! The retrograde loop: solving one level from the finished levels below it.
+//!
+//! Values are found by thresholds, from the extremes inwards (Romein & Bal's
+//! "counter" form of the window algorithm). For k = n, n-1, ..., 1 the sets
+//! `W_k = {v >= k}` and `L_k = {v <= -k}` only grow as k falls:
+//!
+//! - `B(p)`, the best value among p's capturing moves (or `-n` when p has no move),
+//!   comes from the lower levels and is computed once, in the initial pass.
+//! - p enters `W_k` when `B(p) >= k` or some quiet (non-capturing) child is in `L_k`.
+//! - p enters `L_k` when `B(p) <= -k` and every quiet child is already in `W_k`.
+//!   A per-board counter of quiet children not yet in W carries over from one k
+//!   to the next, because W only grows.
+//! - A board that enters W at stage k has value k, L at stage k has value -k;
+//!   what is left after stage 1 is 0 (endless play, or an exact 0).
+//!
+//! Within a stage, decisions spread in generations: the boards decided in one
+//! generation (the frontier) are visited once, and each of their same-level
+//! parents (un-moves) is told. Each board is decided once and each quiet edge is
+//! followed at most twice per level, so a level costs O(boards x moves).
+//!
+//! ## State: 1.333 bytes per board
+//! Each board has a [`Cell`](crate::cells::Cell) of 10 bits, six to a 64-bit word ([`crate::cells`];
+//! 12 bits, five to a word, above 31 seeds):
+//! - its value: `B(p)` (or the layout's [`Layout::NO_EXIT`](crate::cells::Layout::NO_EXIT)) until p is
+//!   decided, then p's value;
+//! - its nibble: the counter `0..=8` while undecided, `DONE` once decided and
+//!   visited, or one of two frontier marks (`MARK_A`, `MARK_B`) while
+//!   decided but not yet visited. Keeping the frontier in the nibble costs no
+//!   memory; a small bitmap of dirty blocks (one bit per [`BLOCK_WORDS`] words)
+//!   keeps the scan for marks short.
+//!
+//! Value and nibble share a word, so a board is decided by one
+//! compare-and-swap that sets both, and telling a parent touches one cache line.
+//!
+//! "Free": whether p's value is `B(p)`, so that a capture reaches it and the
+//! level file may store a lower bound instead ([`awari_dbformat::file::bounds`]).
+//! It is known when p is decided (a board seeded from `B`, except one without
+//! moves; a loss whose `B` is exactly `-k`) and lost once the value is
+//! overwritten, so the decided codes keep it: each of `DONE` and the two
+//! marks has a free twin with bit 2 clear (`FREE_BIT`). The decided codes
+//! are 9..=15, the undecided ones 0..=8. A board left undecided (value 0)
+//! is free when its `B` is 0.
+//!
+//! ## Frontier lists
+//! A board found by a mark must be unranked before its parents can be made,
+//! and unranking costs more than all the rest of a visit. Boards decided during
+//! propagation are found by un-moving a child, so their board is at hand: they
+//! go onto a list of the next generation instead, their nibble set to
+//! `DONE` or its free twin (a loss is marked by the swap that decides it,
+//! then turned to `DONE` by an OR once listed): one `u64` each, the board
+//! packed ([`BoardPacker`](awari_dbformat::BoardPacker)) and the top bit set when it is lost (a board with
+//! a pit too full to pack is marked). The lists of the generation being
+//! visited and the one being made share room for two boards in [`LIST_SHARE`]
+//! of the level (8 bytes each; fewer when the memory
+//! budget asks, see [`SolveOptions::list_entries`]), in a fixed pool of chunks that
+//! tasks fill and the next generation empties (`lists`); past
+//! that, decisions fall back to marks (slower, and the values are the same:
+//! see the tests with short lists).
+//! Boards seeded from `B` are found by a sweep over the indices and
+//! keep using marks; those are found in index order, so the next one is
+//! mostly in the opponent's row of the last ([`awari_dbformat::BoardFinder`]).
+//!
+//! ## Partitions
+//! A level's index range may be cut into partitions ([`Partitions`]), each
+//! with a state of its own (cells, dirty maps, lists, summaries). A parent
+//! in the partition being visited is told at once; one in another partition
+//! gets an update (its index and whether the child is lost), sent in
+//! batches sorted by destination and applied by its partition between two
+//! generations. Every generation thus decides the same boards as with one
+//! partition, so the values, the free bits and the certificate are the
+//! same for any number of partitions (the tests compare them byte for
+//! byte). A parent lies in the partition of its mover's row, which sowing
+//! has little to do with the child's, so with K partitions about (K-1)/K
+//! of the updates cross ([`Stage::sent_updates`] counts them).
+//!
+//! ## Threads
+//! The initial pass and the stage seeding own disjoint index ranges and store
+//! plainly. Propagation updates parents anywhere in the level, so a parent's
+//! cell is changed by compare-and-swap on its word: the swap that moves a board
+//! from "undecided" to "decided" is the single point where it is decided, so a
+//! board is decided once whatever the number of threads. The values found do not
+//! depend on the order of work: the output is identical for any thread count.
+
+mod batch;
+mod init;
+mod mail;
+mod partition;
+mod stage;
+mod state;
+
+pub use partition::Partitions;
+pub use state::BLOCK_WORDS;
+
+use std::time::Instant;
+
+use awari_dbformat::huge::{Generations, HugeArray, Values};
+use awari_dbformat::{with_pits, Index, Rules};
+use indicatif::ProgressBar;
+
+use crate::cells::{CellLayout, Layout, Narrow, Wide};
+use crate::lower::LowerLevels;
+use batch::Outbox;
+use mail::MemoryMail;
+use stage::{Decided, Frontier};
+use state::State;
+
+/// The share of a level's boards the frontier lists may hold per generation
+/// when memory allows (see [`default_list_entries`]): a pool of
+/// [`LIVE_GENERATIONS`] boards in this many, 0.125 bytes per board, so that
+/// the narrow state and the lists stay within 1.5 bytes per board. (Lists
+/// of one board in 64, 128 and 256 and none at all are compared in
+/// docs/performance.md.)
+pub const LIST_SHARE: u64 = 128;
+/// The bytes of one frontier list entry (a board and whether it is lost).
+pub const LIST_ENTRY_BYTES: u64 = std::mem::size_of::<u64>() as u64;
+/// The generations whose frontier lists are alive at once: the one being
+/// visited and the one being made. Their pool holds this many times the
+/// entries of one generation.
+pub const LIVE_GENERATIONS: u64 = 2;
+
+/// The bytes of solver state per board of a level of `seeds` seeds that
+/// cannot be done without: the cells (1.333 up to 31 seeds, 1.6 above).
+pub fn fixed_state_bytes_per_board(seeds: u32) -> f64 {
+    CellLayout::for_seeds(seeds).bytes_per_board()
+}
+
+/// The frontier list entries per generation by default in a level of
+/// `boards` boards: one board in [`LIST_SHARE`] (the pool holds
+/// [`LIVE_GENERATIONS`] times as many).
+pub fn default_list_entries(boards: u64) -> u64 {
+    boards / LIST_SHARE
+}
+
+/// The bytes of solver state per board for level `seeds` of `boards` boards
+/// whose lists may hold `list_entries` per generation: the fixed state plus
+/// the pool of lists of two generations (the one being visited and the
+/// next), full.
+pub fn state_bytes_per_board(seeds: u32, boards: u64, list_entries: u64) -> f64 {
+    fixed_state_bytes_per_board(seeds)
+        + (LIVE_GENERATIONS * list_entries * LIST_ENTRY_BYTES) as f64 / boards.max(1) as f64
+}
+
+/// The bytes per board of the recorded generations (a certificate), when asked for.
+pub const GENERATION_BYTES_PER_BOARD: f64 = 2.0;
+
+/// What happened at one threshold stage.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct Stage {
+    /// The threshold k.
+    pub k: u32,
+    /// Boards found to have value +k.
+    pub wins: u64,
+    /// Boards found to have value -k.
+    pub losses: u64,
+    /// Generations of propagation at this stage (the longest chain of decisions).
+    pub generations: u32,
+    /// Seconds of seeding (finding the boards whose captures decide them).
+    #[serde(default)]
+    pub seeding_seconds: f64,
+    /// Seconds of propagation.
+    #[serde(default)]
+    pub propagation_seconds: f64,
+    /// Updates that went from one partition to another (0 with one
+    /// partition), 8 bytes each.
+    #[serde(default)]
+    pub sent_updates: u64,
+}
+
+/// A solved level: one value per stored board, in index order, and how it went.
+pub struct SolvedLevel {
+    /// The values, one signed byte per board in index order.
+    pub values: Values,
+    /// One bit per board (bit `i % 64` of word `i / 64` of
+    /// [`HugeArray::as_u64`]), set when a capture reaches the board's value:
+    /// the level file may store a lower bound.
+    pub free: HugeArray,
+    /// One entry per stage with any decision, from k = n down.
+    pub stages: Vec<Stage>,
+    /// Seconds spent in the initial pass (captures and counters).
+    pub init_seconds: f64,
+    /// When asked for: the generation of its stage in which each board was
+    /// decided (0 when seeded, and for value 0), the level's certificate.
+    pub generations: Option<Generations>,
+    /// The partitions the level was solved in.
+    pub partitions: Partitions,
+}
+
+/// How a level is solved. The values, the free bits and the generations are
+/// the same whatever the options; they change the memory and the time.
+#[derive(Clone, Debug)]
+pub struct SolveOptions {
+    /// The cell layout; `None`: the smallest that holds the level
+    /// ([`CellLayout::for_seeds`]). Tests solve small levels in the wide
+    /// layout of big ones.
+    pub layout: Option<CellLayout>,
+    /// Whether to record in which generation each board was decided
+    /// ([`SolvedLevel::generations`], [`GENERATION_BYTES_PER_BOARD`] more
+    /// while solving).
+    pub record_generations: bool,
+    /// Frontier list entries per generation over the whole level
+    /// ([`LIST_ENTRY_BYTES`] each, in a pool of [`LIVE_GENERATIONS`] times
+    /// as many); `None`: [`default_list_entries`]. Fewer cost time, not
+    /// correctness: the boards that do not fit are marked and unranked
+    /// again, and the values are the same for any number, 0 included.
+    pub list_entries: Option<u64>,
+    /// The partitions wanted ([`Partitions::new`]; 1: the whole level in one
+    /// state, the fastest when it fits).
+    pub partitions: u64,
+}
+
+impl Default for SolveOptions {
+    fn default() -> SolveOptions {
+        SolveOptions {
+            layout: None,
+            record_generations: false,
+            list_entries: None,
+            partitions: 1,
+        }
+    }
+}
+
+/// Solves the level of `seeds` seeds under `rules`, in memory.
+///
+/// `lower` must hold every level below `seeds - 1` (a capture takes at
+/// least two seeds). `progress` is advanced by one per board initialised and
+/// one per board decided; its length is not touched.
+///
+/// # Panics
+/// When `options.layout` cannot hold the values of level `seeds`, or the
+/// system refuses the memory (the build plans its budget first).
+pub fn solve_level(
+    rules: Rules,
+    seeds: u32,
+    lower: &LowerLevels,
+    progress: &ProgressBar,
+    options: &SolveOptions,
+) -> SolvedLevel {
+    let layout = options
+        .layout
+        .unwrap_or_else(|| CellLayout::for_seeds(seeds));
+    assert!(
+        layout.holds(seeds),
+        "{layout:?} cells cannot hold level {seeds}"
+    );
+    let job = Job {
+        rules,
+        seeds,
+        lower,
+        progress,
+        options,
+    };
+    // The initial pass and the propagation are compiled for one cell layout
+    // and one board size at a time (see `awari_dbformat::Parents`).
+    match layout {
+        CellLayout::Narrow => with_pits!(rules.pits(), P => solve::<Narrow, P>(job)),
+        CellLayout::Wide => with_pits!(rules.pits(), P => solve::<Wide, P>(job)),
+    }
+}
+
+/// What [`solve`] is asked: the arguments of [`solve_level`].
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    rules: Rules,
+    seeds: u32,
+    lower: &'a LowerLevels,
+    progress: &'a ProgressBar,
+    options: &'a SolveOptions,
+}
+
+/// Updates an outbox holds before it posts them to the partitions' boxes.
+const OUTBOX_UPDATES: usize = 1 << 20;
+
+/// Solves `job` in cells of layout `L`, for boards of `P` pits per side
+/// (the rules' own).
+fn solve<L: Layout, const P: usize>(job: Job) -> SolvedLevel {
+    let Job {
+        rules,
+        seeds,
+        lower,
+        progress,
+        options,
+    } = job;
+    let index = Index::for_pits(rules.pits());
+    let boards = index.level_size(seeds);
+    let partitions = Partitions::new(boards, options.partitions);
+    let count = partitions.count();
+    let list_entries = options
+        .list_entries
+        .unwrap_or_else(|| default_list_entries(boards));
+    let states: Vec<State<L>> = (0..count)
+        .map(|p| {
+            State::new(
+                partitions.range(p),
+                list_entries.div_ceil(count as u64),
+                rules.pits(),
+                options.record_generations,
+            )
+        })
+        .collect();
+    let started = Instant::now();
+    for state in &states {
+        init::init::<L, P>(rules, seeds, index, lower, state, progress);
+    }
+    let init_seconds = started.elapsed().as_secs_f64();
+
+    let mail = MemoryMail::new(partitions);
+    let mut frontiers: Vec<Frontier> = (0..count).map(|_| Frontier::default()).collect();
+    let mut stages = Vec::new();
+    for k in (1..=seeds as i8).rev() {
+        progress.set_message(format!("stage {k}"));
+        let started = Instant::now();
+        let mut decided = Decided::default();
+        for (state, frontier) in states.iter().zip(&mut frontiers) {
+            frontier.new_stage();
+            decided += stage::seed(state, k, seeds, progress);
+        }
+        let seeding_seconds = started.elapsed().as_secs_f64();
+        // Generation by generation: each partition with a frontier visits
+        // it, then each takes the updates the others sent it.
+        let mut generations = 0;
+        let mut sent_updates = 0;
+        loop {
+            let active: Vec<usize> = (0..count)
+                .filter(|&p| frontiers[p].has_work(&states[p]))
+                .collect();
+            if active.is_empty() {
+                break;
+            }
+            generations += 1;
+            for p in active {
+                let outbox = Outbox::new(&mail, OUTBOX_UPDATES);
+                decided += stage::visit::<L, P>(
+                    rules,
+                    seeds,
+                    index,
+                    &states[p],
+                    &mut frontiers[p],
+                    k,
+                    generations,
+                    &outbox,
+                    progress,
+                );
+                outbox.flush().expect("boxes in memory take every update");
+                sent_updates += outbox.sent();
+            }
+            if count > 1 {
+                for (p, (state, frontier)) in states.iter().zip(&frontiers).enumerate() {
+                    let updates = mail.take(p);
+                    decided += stage::take_updates::<L, P>(
+                        state,
+                        frontier,
+                        rules,
+                        k,
+                        generations,
+                        &updates,
+                        progress,
+                    );
+                }
+            }
+        }
+        if decided.total() > 0 {
+            stages.push(Stage {
+                k: k as u32,
+                wins: decided.wins,
+                losses: decided.losses,
+                generations,
+                seeding_seconds,
+                propagation_seconds: started.elapsed().as_secs_f64() - seeding_seconds,
+                sent_updates,
+            });
+        }
+    }
+    progress.set_message("done");
+    let (values, free, generations) = assemble(states, seeds, boards);
+    SolvedLevel {
+        values,
+        free,
+        stages,
+        init_seconds,
+        generations,
+        partitions,
+    }
+}
+
+/// The values, free bits and generations of the whole level from those of
+/// its partitions (in order; with one partition, its own arrays).
+fn assemble<L: Layout>(
+    mut states: Vec<State<L>>,
+    seeds: u32,
+    boards: u64,
+) -> (Values, HugeArray, Option<Generations>) {
+    if states.len() == 1 {
+        let mut state = states.pop().expect("one partition");
+        let generations = state.generations.take();
+        let (values, free) = state.into_values(seeds);
+        return (values, free, generations);
+    }
+    let mut values = Values::zeroed(boards);
+    let mut free = HugeArray::zeroed(8 * boards.div_ceil(64) as usize);
+    let mut generations = states[0]
+        .generations
+        .is_some()
+        .then(|| Generations::zeroed(boards));
+    for mut state in states {
+        let range = state.range();
+        let (start, end) = (range.start as usize, range.end as usize);
+        if let (Some(all), Some(own)) = (&mut generations, state.generations.take()) {
+            all[start..end].copy_from_slice(&own);
+        }
+        let (own_values, own_free) = state.into_values(seeds);
+        values[start..end].copy_from_slice(&own_values);
+        // A partition starts at a multiple of 64 boards: its free words
+        // follow the ones before.
+        let at = start / 8;
+        free[at..at + own_free.len()].copy_from_slice(&own_free);
+    }
+    (values, free, generations)
+}

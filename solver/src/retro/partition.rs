@@ -1,0 +1,84 @@
+//! Partitions: a level's index range cut into consecutive pieces, each
+//! solved with a state of its own.
+//!
+//! Every partition but the last holds the same number of boards, a multiple
+//! of 64 (so that a partition's free bits are whole words of the level's).
+//! One partition is the whole level, as the in-memory solver has always
+//! solved it.
+
+use std::ops::Range;
+
+/// The partitions of one level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Partitions {
+    boards: u64,
+    size: u64,
+}
+
+impl Partitions {
+    /// The level's `boards` boards in at most `wanted` partitions (at least
+    /// one) of equal size but the last, a multiple of 64 boards each. A
+    /// level too small for `wanted` gets fewer ([`Partitions::count`]).
+    pub fn new(boards: u64, wanted: u64) -> Partitions {
+        let wanted = wanted.max(1);
+        let size = boards.div_ceil(wanted).next_multiple_of(64).max(64);
+        Partitions { boards, size }
+    }
+
+    /// The number of partitions (at least 1).
+    pub fn count(&self) -> usize {
+        self.boards.div_ceil(self.size).max(1) as usize
+    }
+
+    /// The boards of all partitions together.
+    pub fn boards(&self) -> u64 {
+        self.boards
+    }
+
+    /// The boards of every partition but perhaps the last.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The level indices of partition `p`.
+    ///
+    /// # Panics
+    /// When `p` is not below [`Partitions::count`].
+    pub fn range(&self, p: usize) -> Range<u64> {
+        assert!(p < self.count(), "partition {p} of {}", self.count());
+        let start = p as u64 * self.size;
+        start..(start + self.size).min(self.boards)
+    }
+
+    /// The partition that holds level index `q`.
+    #[inline]
+    pub fn of(&self, q: u64) -> usize {
+        (q / self.size) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partitions_cover_the_level_once_in_order() {
+        for boards in [1, 63, 64, 65, 1000, 80_233] {
+            for wanted in [1, 2, 3, 16, 64, 5000] {
+                let parts = Partitions::new(boards, wanted);
+                assert!(parts.count() as u64 <= wanted.max(1));
+                let mut next = 0;
+                for p in 0..parts.count() {
+                    let range = parts.range(p);
+                    assert_eq!(range.start, next);
+                    assert!(!range.is_empty());
+                    assert_eq!(range.start % 64, 0);
+                    assert_eq!(parts.of(range.start), p);
+                    assert_eq!(parts.of(range.end - 1), p);
+                    next = range.end;
+                }
+                assert_eq!(next, boards);
+            }
+        }
+    }
+}

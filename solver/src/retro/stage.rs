@@ -1,0 +1,325 @@
+//! The steps of a threshold stage in one partition: seeding it from `B`,
+//! visiting one generation of its frontier, and taking the updates that
+//! other partitions sent.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use awari_dbformat::{BoardFinder, Index, Rules};
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+
+use super::batch::{Outbox, ParentBatch, LOST};
+use super::state::{
+    may_hold, with_free, State, BLOCK_WORDS, FREE_BIT, MARK_A, MARK_B, SUMMARY_WORDS,
+};
+use crate::cells::Layout;
+
+/// Words of the dirty map per task that visits marked boards: 64 of 64
+/// blocks each, some 200,000 boards in the narrow layout. (A task per word
+/// made up to 125,000 tasks a generation at level 24, each with a batch and
+/// a segment of list of its own.)
+const DIRTY_WORDS_PER_TASK: usize = 64;
+
+/// Updates from other partitions applied per task.
+const INCOMING_PER_TASK: usize = 1 << 14;
+
+/// Wins and losses found.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Decided {
+    pub wins: u64,
+    pub losses: u64,
+}
+
+impl Decided {
+    pub fn total(self) -> u64 {
+        self.wins + self.losses
+    }
+}
+
+impl std::ops::AddAssign for Decided {
+    fn add_assign(&mut self, other: Decided) {
+        self.wins += other.wins;
+        self.losses += other.losses;
+    }
+}
+
+/// Seeds stage `k` of level `seeds` in `state`: boards whose own captures
+/// reach +k, or whose captures give exactly -k and whose quiet children are
+/// all in W already, are decided and marked for the first generation. (A
+/// board with B < -k and a zero counter was decided at an earlier stage.)
+pub(super) fn seed<L: Layout>(
+    state: &State<L>,
+    k: i8,
+    seeds: u32,
+    progress: &ProgressBar,
+) -> Decided {
+    let wins = AtomicU64::new(0);
+    let losses = AtomicU64::new(0);
+    let mark = MARK_A;
+    let (plus_k, minus_k) = (L::any_value_equal(k), L::any_value_equal(-k));
+    state.chunks().for_each(|(start, boards, words)| {
+        let (mut w, mut l) = (0, 0);
+        // Only this task touches the chunk while seeding: plain loads and stores.
+        // Runs of words where no undecided board holds ±k are skipped whole.
+        let runs = words.chunks(SUMMARY_WORDS).zip(state.summaries_from(start));
+        for (r, (run, summary)) in runs.enumerate() {
+            if !may_hold(summary.load(Relaxed), k) {
+                continue;
+            }
+            for (m, word) in run.iter().enumerate() {
+                let old = word.load(Relaxed);
+                // Most words hold no value ±k, and one test skips them.
+                if !plus_k(old) && !minus_k(old) {
+                    continue;
+                }
+                let first = start + ((r * SUMMARY_WORDS + m) as u64) * L::PER_WORD;
+                let end = start + boards as u64;
+                let (new, won, lost) = seed_word(state, old, first..end, k, seeds, mark);
+                word.store(new, Relaxed);
+                (w, l) = (w + won, l + lost);
+            }
+        }
+        wins.fetch_add(w, Relaxed);
+        losses.fetch_add(l, Relaxed);
+    });
+    let decided = Decided {
+        wins: wins.into_inner(),
+        losses: losses.into_inner(),
+    };
+    progress.inc(decided.total());
+    decided
+}
+
+/// Seeds stage `k` in one word of cells, `old`, whose first board is
+/// `boards.start` (boards from `boards.end` on lie past the task): an
+/// undecided board whose captures reach `k` wins `k`, one whose captures give
+/// `-k` and whose quiet children are all in W loses `k`, and each gets
+/// `mark`, the first generation's (or its free twin). Returns the new word
+/// and the wins and losses.
+///
+/// The fields are tested all at once ([`Layout::fields_with_value`]): which
+/// boards of a word are seeded is as good as random, and a branch per field
+/// was mispredicted accordingly. Only their nibbles change.
+#[inline]
+fn seed_word<L: Layout>(
+    state: &State<L>,
+    old: u64,
+    boards: Range<u64>,
+    k: i8,
+    seeds: u32,
+    mark: u8,
+) -> (u64, u64, u64) {
+    // The fields of this task's boards (a partition's last word may have fewer).
+    let fields = boards.end.saturating_sub(boards.start).min(L::PER_WORD);
+    let ours = L::FIELD_ONES
+        & u64::MAX
+            .checked_shr(64 - fields as u32 * L::BITS)
+            .unwrap_or(0);
+    let wins = L::fields_with_value(old, k) & L::undecided_fields(old) & ours;
+    // A zero counter: every quiet child is in W.
+    let losses = L::fields_with_value(old, -k) & L::fields_with_nibble(old, 0, 0) & ours;
+    if wins | losses == 0 {
+        return (old, 0, 0);
+    }
+    // A capture reaches the value, unless the board has no move at all
+    // (B = -n; any capture gives more): always so for a win (k > 0).
+    let win_code = u64::from(with_free(mark, true));
+    let loss_code = u64::from(with_free(mark, k as u32 != seeds));
+    let new = (old & !((wins | losses) * 0xF)) | (wins * win_code) | (losses * loss_code);
+    // (All the boards of a word lie in one dirty block.)
+    state.mark_dirty(0, boards.start);
+    (
+        new,
+        u64::from(wins.count_ones()),
+        u64::from(losses.count_ones()),
+    )
+}
+
+/// Where a partition's frontier stands between two generations: which of
+/// its two dirty maps and marks belong to the generation to visit next, and
+/// the segments of its frontier list.
+///
+/// Each stage starts at parity 0 (seeding marks with [`MARK_A`] in map 0);
+/// each visit turns the parity over.
+#[derive(Debug, Default)]
+pub(super) struct Frontier {
+    parity: usize,
+    lists: Vec<Range<usize>>,
+}
+
+impl Frontier {
+    /// The frontier of a stage before any generation: what seeding marked.
+    pub fn new_stage(&mut self) {
+        debug_assert!(
+            self.lists.is_empty(),
+            "the last stage ended with an empty frontier"
+        );
+        self.parity = 0;
+        self.lists.clear();
+    }
+
+    /// The mark of the generation to visit next.
+    fn mark(&self) -> u8 {
+        [MARK_A, MARK_B][self.parity]
+    }
+
+    /// True when `state` holds boards of the next generation to visit.
+    pub fn has_work<L: Layout>(&self, state: &State<L>) -> bool {
+        !self.lists.is_empty() || state.any_dirty(self.parity)
+    }
+}
+
+/// Applies `updates` (sorted [`super::batch::remote_update`]s, every one for
+/// a board of `state`) at stage `k`, as decisions of `generation`: a board
+/// they decide joins `frontier` (marked: its pits are not at hand).
+pub(super) fn take_updates<L: Layout, const P: usize>(
+    state: &State<L>,
+    frontier: &Frontier,
+    rules: Rules,
+    k: i8,
+    generation: u32,
+    updates: &[u64],
+    progress: &ProgressBar,
+) -> Decided {
+    let (map, mark) = (frontier.parity, frontier.mark());
+    let decided = updates
+        .par_chunks(INCOMING_PER_TASK)
+        .map(|updates| {
+            let mut batch = ParentBatch::<L, P>::new(state, rules, k, generation, map, mark);
+            for &u in updates {
+                let i = state.local(u >> 1).expect("an update for this partition");
+                batch.tell_local(i, u & 1 != 0);
+            }
+            batch.apply();
+            let decided = Decided {
+                wins: batch.wins,
+                losses: batch.losses,
+            };
+            let (segments, remote) = batch.finish();
+            debug_assert!(segments.is_empty() && remote.is_empty());
+            decided
+        })
+        .reduce(Decided::default, |mut a, b| {
+            a += b;
+            a
+        });
+    progress.inc(decided.total());
+    decided
+}
+
+/// Visits one generation of stage `k` of level `seeds` in `state`: every
+/// board of `frontier` tells its parents, and the parents it decides make
+/// the next frontier (recorded as `generation`). Updates for parents in
+/// other partitions go to `outbox`. Returns the decisions.
+///
+/// With one partition, visiting generation after generation until the
+/// frontier is empty solves the stage; with many, the driver delivers the
+/// outboxes' updates between two generations ([`take_updates`]), so that
+/// every board is decided in the same generation as with one.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn visit<L: Layout, const P: usize>(
+    rules: Rules,
+    seeds: u32,
+    index: &Index,
+    state: &State<L>,
+    frontier: &mut Frontier,
+    k: i8,
+    generation: u32,
+    outbox: &Outbox,
+    progress: &ProgressBar,
+) -> Decided {
+    let wins = AtomicU64::new(0);
+    let losses = AtomicU64::new(0);
+    let (current, next) = (frontier.parity, 1 - frontier.parity);
+    let (cur_mark, next_mark) = ([MARK_A, MARK_B][current], [MARK_A, MARK_B][next]);
+    let packer = state.packer;
+    let words = state.words();
+    let pool = &state.lists;
+    let start = state.start;
+    let next_of = |batch: ParentBatch<L, P>| -> Vec<Range<usize>> {
+        if batch.wins + batch.losses > 0 {
+            wins.fetch_add(batch.wins, Relaxed);
+            losses.fetch_add(batch.losses, Relaxed);
+            progress.inc(batch.wins + batch.losses);
+        }
+        let (segments, remote) = batch.finish();
+        outbox.send(remote);
+        segments
+    };
+    // The listed boards, a segment (at most one grant) per task.
+    let mut segments: Vec<Range<usize>> = std::mem::take(&mut frontier.lists)
+        .into_par_iter()
+        .flat_map_iter(|segment| {
+            let mut batch = ParentBatch::new(state, rules, k, generation, next, next_mark);
+            for entry in &pool.entries()[segment.clone()] {
+                let entry = entry.load(Relaxed);
+                batch.tell_parents_of(packer.unpack_pits(entry), entry & LOST != 0);
+            }
+            // Read: the chunk may take the boards this generation lists.
+            pool.release(segment);
+            batch.apply();
+            next_of(batch)
+        })
+        .collect();
+    // The marked boards, one task per DIRTY_WORDS_PER_TASK words of the
+    // dirty map.
+    segments.extend(
+        state.dirty[current]
+            .par_chunks(DIRTY_WORDS_PER_TASK)
+            .enumerate()
+            .map(|(task, dirty)| {
+                // Most words are clear in most generations: read before
+                // writing, and make no batch (an allocation) for nothing.
+                if dirty.iter().all(|bits| bits.load(Relaxed) == 0) {
+                    return Vec::new();
+                }
+                let mut batch = ParentBatch::new(state, rules, k, generation, next, next_mark);
+                let mut finder = BoardFinder::<P>::new(index, seeds);
+                for (d, bits) in dirty.iter().enumerate() {
+                    if bits.load(Relaxed) == 0 {
+                        continue;
+                    }
+                    let mut bits = bits.swap(0, Relaxed);
+                    let dirty_index = task * DIRTY_WORDS_PER_TASK + d;
+                    while bits != 0 {
+                        let block = dirty_index * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        let first = block * BLOCK_WORDS;
+                        let last = (first + BLOCK_WORDS).min(words.len());
+                        // Marked boards of the block. Other threads may
+                        // change the words meanwhile, but never a cell
+                        // with this generation's mark (they touch
+                        // undecided boards, and turn their own new marks
+                        // of the next generation to DONE), so one load
+                        // per word is enough.
+                        for (w, word) in (first..last).zip(&words[first..last]) {
+                            let word = word.load(Relaxed);
+                            let mut marked = L::fields_with_nibble(word, FREE_BIT, cur_mark);
+                            while marked != 0 {
+                                let shift = marked.trailing_zeros();
+                                marked &= marked - 1;
+                                let cell = L::decode(word, shift);
+                                let i = w as u64 * L::PER_WORD + u64::from(shift / L::BITS);
+                                state.set_done(i, cur_mark);
+                                let board =
+                                    finder.board(start + i).expect("index within the level");
+                                batch.tell_parents_of(board.packed(), cell.value < 0);
+                            }
+                        }
+                    }
+                }
+                batch.apply();
+                next_of(batch)
+            })
+            .flatten_iter()
+            .collect::<Vec<_>>(),
+    );
+    pool.end_generation();
+    frontier.lists = pool.pieces(segments);
+    frontier.parity = next;
+    Decided {
+        wins: wins.into_inner(),
+        losses: losses.into_inner(),
+    }
+}

@@ -1,0 +1,301 @@
+//! The state of one partition of the level being solved: its cells, the
+//! frontier (dirty blocks and lists), the summaries seeding reads, and the
+//! recorded generations.
+//!
+//! A partition is a range of the level's indices ([`super::Partitions`]); the
+//! in-memory solver of a whole level is the one-partition case. Inside a
+//! `State` boards are numbered from the partition's first board (*local*
+//! indices); [`State::local`] turns a level index into a local one, or says
+//! that the board belongs to another partition.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use awari_dbformat::huge::{Generations, HugeArray, Values};
+use awari_dbformat::BoardPacker;
+use rayon::prelude::*;
+
+use crate::cells::{Cell, Layout};
+use crate::lists::ListPool;
+
+/// Nibble of a board that is decided and whose parents have been told.
+pub(super) const DONE: u8 = 15;
+/// Frontier mark of even generations. `MARK_A | (DONE ^ MARK_A) == DONE`: a
+/// visit sets the one missing bit (see [`State::set_done`]).
+pub(super) const MARK_A: u8 = 14;
+/// Frontier mark of odd generations.
+pub(super) const MARK_B: u8 = 13;
+/// The bit that is clear in the free twins of the decided codes: `DONE`,
+/// `MARK_A` and `MARK_B` of a board whose value a capture reaches are 11, 10
+/// and 9. Every undecided code (0..=8) with this bit set is still below 13, so
+/// `nibble | FREE_BIT == mark` finds a mark and only a mark, free or not.
+pub(super) const FREE_BIT: u8 = 4;
+
+/// The decided code `code`, in its free twin when `free`.
+#[inline]
+pub(super) fn with_free(code: u8, free: bool) -> u8 {
+    if free {
+        code & !FREE_BIT
+    } else {
+        code
+    }
+}
+
+/// Words per dirty bit (48 boards in the narrow layout). Small, so that a
+/// sparse frontier costs little to find: a generation scans one bit per block
+/// and 64 bytes per dirty block.
+pub const BLOCK_WORDS: usize = 8;
+/// Words per task of the sequential passes.
+pub(super) const CHUNK_WORDS: usize = 1 << 13;
+/// Words per summary of the values boards may hold ([`State::summaries`]):
+/// 3,072 boards in the narrow layout, 8 bytes of summary for every 4 KiB of
+/// cells.
+pub(super) const SUMMARY_WORDS: usize = 512;
+// A task of the sequential passes covers whole summaries.
+const _: () = assert!(CHUNK_WORDS.is_multiple_of(SUMMARY_WORDS));
+
+/// True when a summary's bits say a board may hold `±k` (always so for
+/// `k >= 63`, which shares its bit with every larger value).
+#[inline]
+pub(super) fn may_hold(summary: u64, k: i8) -> bool {
+    k >= 63 || summary >> k & 1 == 1
+}
+
+/// The per-board state of one partition, see the module docs of
+/// [`crate::retro`].
+pub(crate) struct State<L: Layout> {
+    /// The level index of the partition's first board.
+    pub(super) start: u64,
+    /// Boards in the partition.
+    pub(super) size: u64,
+    /// The cells, [`Layout::PER_WORD`] to a word.
+    pub(super) words: HugeArray,
+    /// Dirty blocks of the current and the next generation.
+    pub(super) dirty: [Vec<AtomicU64>; 2],
+    /// Per [`SUMMARY_WORDS`] words: bit `min(|B|, 63)` set for each value
+    /// `B` that an undecided board there may still hold ([`may_hold`]), so
+    /// that a stage's seeding skips the words where no board can be seeded.
+    /// Made by the initial pass; an undecided board keeps its `B`, so the
+    /// bits stay true (if no longer tight) as boards are decided.
+    pub(super) summaries: Vec<AtomicU64>,
+    /// When recorded: the generation in which each board was decided.
+    pub(super) generations: Option<Generations>,
+    /// The frontier lists of the current and the next generation, in one
+    /// pool of chunks that the two share.
+    pub(super) lists: ListPool,
+    /// How the boards on the lists are packed.
+    pub(super) packer: BoardPacker,
+    layout: std::marker::PhantomData<L>,
+}
+
+impl<L: Layout> State<L> {
+    /// The state of boards `range` of a level, all cells zero, with frontier
+    /// lists of `list_entries` per generation and, when `record_generations`,
+    /// a generation per board.
+    pub(super) fn new(
+        range: Range<u64>,
+        list_entries: u64,
+        per_side: u8,
+        record_generations: bool,
+    ) -> State<L> {
+        let size = range.end - range.start;
+        let words = size.div_ceil(L::PER_WORD);
+        let mut state = State::with_words(range, HugeArray::zeroed(8 * words as usize), per_side);
+        state.lists = ListPool::new(pool_entries(list_entries));
+        if record_generations {
+            state.generations = Some(Generations::zeroed(size));
+        }
+        state
+    }
+
+    /// The state of boards `range` with cells `words` (as
+    /// [`State::words_bytes`] gave them), no lists and no summaries yet.
+    pub(super) fn with_words(range: Range<u64>, words: HugeArray, per_side: u8) -> State<L> {
+        let size = range.end - range.start;
+        let word_count = size.div_ceil(L::PER_WORD);
+        assert_eq!(
+            words.len() as u64,
+            8 * word_count,
+            "a word per {} boards",
+            L::PER_WORD
+        );
+        let blocks = word_count.div_ceil(BLOCK_WORDS as u64);
+        let dirty_words = blocks.div_ceil(64) as usize;
+        State {
+            start: range.start,
+            size,
+            summaries: (0..word_count.div_ceil(SUMMARY_WORDS as u64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+            words,
+            dirty: [
+                (0..dirty_words).map(|_| AtomicU64::new(0)).collect(),
+                (0..dirty_words).map(|_| AtomicU64::new(0)).collect(),
+            ],
+            generations: None,
+            lists: ListPool::new(0),
+            packer: BoardPacker::new(per_side),
+            layout: std::marker::PhantomData,
+        }
+    }
+
+    /// The level indices of the partition's boards.
+    pub(super) fn range(&self) -> Range<u64> {
+        self.start..self.start + self.size
+    }
+
+    /// The local index of the level's board `q`, or `None` when another
+    /// partition holds it. (One subtraction and one comparison: with a
+    /// single partition every board is local and the branch always goes
+    /// the same way.)
+    #[inline(always)]
+    pub(super) fn local(&self, q: u64) -> Option<u64> {
+        let i = q.wrapping_sub(self.start);
+        (i < self.size).then_some(i)
+    }
+
+    /// The words of cells.
+    #[inline]
+    pub(super) fn words(&self) -> &[AtomicU64] {
+        self.words.as_atomic_u64()
+    }
+
+    /// The word holding local board i's cell.
+    #[inline]
+    pub(super) fn word_of(&self, i: u64) -> &AtomicU64 {
+        &self.words()[L::locate(i).0]
+    }
+
+    /// Changes local board i's cell from `old` to `f(old)` atomically;
+    /// returns the old cell when `f` made a change. `f` sees the current cell.
+    #[inline]
+    pub(super) fn update(&self, i: u64, f: impl Fn(Cell) -> Option<Cell>) -> Option<Cell> {
+        let (w, shift) = L::locate(i);
+        self.words()[w]
+            .fetch_update(Relaxed, Relaxed, |word| {
+                f(L::decode(word, shift)).map(|new| L::replace(word, shift, new))
+            })
+            .ok()
+            .map(|word| L::decode(word, shift))
+    }
+
+    /// Marks local board i, whose nibble is `mark` or its free twin, as
+    /// visited: its nibble becomes [`DONE`] or its free twin. The one bit
+    /// `mark` lacks is set by an atomic OR, which cannot disturb the other
+    /// boards of the word.
+    #[inline]
+    pub(super) fn set_done(&self, i: u64, mark: u8) {
+        let (w, shift) = L::locate(i);
+        self.words()[w].fetch_or(u64::from(DONE ^ mark) << shift, Relaxed);
+    }
+
+    /// Marks the block of local board i dirty in map `which`.
+    #[inline]
+    pub(super) fn mark_dirty(&self, which: usize, i: u64) {
+        let block = L::locate(i).0 / BLOCK_WORDS;
+        self.dirty[which][block / 64].fetch_or(1 << (block % 64), Relaxed);
+    }
+
+    /// True when some block of `which` is dirty.
+    pub(super) fn any_dirty(&self, which: usize) -> bool {
+        self.dirty[which].par_iter().any(|w| w.load(Relaxed) != 0)
+    }
+
+    /// The summaries from the one of local board `start` on (`start` begins
+    /// a task of [`State::chunks`], so a summary).
+    pub(super) fn summaries_from(&self, start: u64) -> &[AtomicU64] {
+        &self.summaries[start as usize / L::PER_WORD as usize / SUMMARY_WORDS..]
+    }
+
+    /// Boards per task of the sequential passes (a multiple of 64, so that a
+    /// task owns whole words of the free bits too).
+    pub(super) const CHUNK: u64 = CHUNK_WORDS as u64 * L::PER_WORD;
+
+    /// Disjoint tasks over the partition: `(first local board, boards, their
+    /// words)`.
+    pub(super) fn chunks(&self) -> impl IndexedParallelIterator<Item = (u64, usize, &[AtomicU64])> {
+        let size = self.size;
+        self.words()
+            .par_chunks(CHUNK_WORDS)
+            .enumerate()
+            .map(move |(c, words)| {
+                let start = c as u64 * Self::CHUNK;
+                (start, (size - start).min(Self::CHUNK) as usize, words)
+            })
+    }
+
+    /// The final values and free bits of the partition's boards, of a level
+    /// of `seeds` seeds: decided boards keep theirs (all are visited, `DONE`
+    /// or its free twin by now), the rest are 0, free when their captures
+    /// give exactly 0. Local board i's free bit is bit `i % 64` of word
+    /// `i / 64`.
+    ///
+    /// The values are made in the cells' memory, which then shrinks to them
+    /// (a separate array would lift the peak above the state of the solve);
+    /// the free bits are a new array of 1/8 byte per board.
+    pub(super) fn into_values(self, seeds: u32) -> (Values, HugeArray) {
+        let State {
+            mut words,
+            size,
+            lists,
+            ..
+        } = self;
+        drop(lists); // (unmapped: their memory goes back at once)
+        let mut free = HugeArray::zeroed(8 * size.div_ceil(64) as usize);
+        let chunk_bytes = 8 * CHUNK_WORDS;
+        // Each chunk's values over the start of its own words: value j goes
+        // to byte j, which lies in word j / PER_WORD or below, read already.
+        words
+            .par_chunks_mut(chunk_bytes)
+            .zip(free.par_chunks_mut((Self::CHUNK / 8) as usize))
+            .enumerate()
+            .for_each(|(c, (bytes, free))| {
+                let boards = (size - c as u64 * Self::CHUNK).min(Self::CHUNK) as usize;
+                let mut free_word = 0u64;
+                for w in 0..boards.div_ceil(L::PER_WORD as usize) {
+                    // The whole word is read before its values are written
+                    // (to bytes below its end).
+                    let word = u64::from_ne_bytes(bytes[8 * w..8 * w + 8].try_into().unwrap());
+                    for s in 0..L::PER_WORD as usize {
+                        let j = w * L::PER_WORD as usize + s;
+                        if j >= boards {
+                            break;
+                        }
+                        let cell = L::decode(word, s as u32 * L::BITS);
+                        let (value, is_free) = if cell.nibble > 8 {
+                            (cell.value, cell.nibble & FREE_BIT == 0)
+                        } else {
+                            // Undecided: 0. (B = 0 = -n is the empty board,
+                            // without moves.)
+                            (0, cell.value == 0 && seeds > 0)
+                        };
+                        bytes[j] = value as u8;
+                        free_word |= u64::from(is_free) << (j % 64);
+                        if j % 64 == 63 || j + 1 == boards {
+                            let at = 8 * (j / 64);
+                            free[at..at + 8].copy_from_slice(&free_word.to_ne_bytes());
+                            free_word = 0;
+                        }
+                    }
+                }
+            });
+        // Then the chunks' values side by side, in order: chunk c's go to
+        // c * CHUNK, below its words, where chunks before it have been read.
+        let chunks = size.div_ceil(Self::CHUNK) as usize;
+        for c in 1..chunks {
+            let start = c as u64 * Self::CHUNK;
+            let boards = (size - start).min(Self::CHUNK) as usize;
+            let from = c * chunk_bytes;
+            words.copy_within(from..from + boards, start as usize);
+        }
+        words.shrink(size as usize);
+        (Values::from_array(words), free)
+    }
+}
+
+/// The entries of a pool that holds `list_entries` per generation for the
+/// generations alive at once.
+fn pool_entries(list_entries: u64) -> usize {
+    let pool = list_entries.saturating_mul(super::LIVE_GENERATIONS);
+    usize::try_from(pool).unwrap_or(usize::MAX)
+}

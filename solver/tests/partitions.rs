@@ -1,0 +1,109 @@
+//! Partitioned solves against the one-partition solve: the same values, free
+//! bits, certificates (generations) and stage counts, byte for byte, for
+//! every rule set.
+
+use awari_dbformat::{Index, RuleSet, Rules};
+use awari_solver::cells::CellLayout;
+use awari_solver::lower::LowerLevels;
+use awari_solver::retro::{self, SolveOptions, SolvedLevel};
+
+/// Every level up to `max`, each solved once per option set; panics at the
+/// first level where one differs from the first option set's.
+fn assert_same(rules: Rules, max: u32, variants: &[SolveOptions]) {
+    let index = Index::for_pits(rules.pits());
+    let hidden = indicatif::ProgressBar::hidden();
+    let mut lower = LowerLevels::new(rules.pits());
+    for n in 0..=max {
+        let solved: Vec<SolvedLevel> = variants
+            .iter()
+            .map(|options| retro::solve_level(rules, n, &lower, &hidden, options))
+            .collect();
+        let (first, rest) = solved.split_first().unwrap();
+        for (other, options) in rest.iter().zip(&variants[1..]) {
+            let what = format!("{rules}: level {n} with {options:?}");
+            if let Some(i) = (0..first.values.len()).find(|&i| first.values[i] != other.values[i]) {
+                let board = index.unrank(n, i as u64).unwrap();
+                panic!(
+                    "{what}: board {board} (index {i}) {} instead of {}",
+                    other.values[i], first.values[i]
+                );
+            }
+            assert!(first.free[..] == other.free[..], "{what}: free bits differ");
+            let (a, b) = (&first.generations, &other.generations);
+            assert_eq!(a.is_some(), b.is_some(), "{what}");
+            if let (Some(a), Some(b)) = (a, b) {
+                assert!(a[..] == b[..], "{what}: generations differ");
+            }
+            let counts = |s: &SolvedLevel| -> Vec<(u32, u64, u64, u32)> {
+                let stages = s.stages.iter();
+                stages
+                    .map(|s| (s.k, s.wins, s.losses, s.generations))
+                    .collect()
+            };
+            assert_eq!(counts(first), counts(other), "{what}: stages differ");
+            let parts = other.partitions.count() as u64;
+            assert!(parts <= options.partitions, "{what}: {parts} partitions");
+            if n >= 6 && options.partitions > 1 {
+                assert!(
+                    parts > 1,
+                    "{what}: a level of {} boards in one partition",
+                    index.level_size(n)
+                );
+                let sent: u64 = other.stages.iter().map(|s| s.sent_updates).sum();
+                assert!(sent > 0, "{what}: no update crossed partitions");
+            }
+        }
+        lower.insert(
+            n,
+            std::sync::Arc::new(solved.into_iter().next().unwrap().values),
+        );
+    }
+}
+
+fn partitioned(partitions: u64) -> SolveOptions {
+    SolveOptions {
+        partitions,
+        record_generations: true,
+        ..SolveOptions::default()
+    }
+}
+
+#[test]
+fn one_three_sixteen_and_sixty_four_partitions_solve_alike_six_pits() {
+    for set in RuleSet::ALL {
+        let rules = Rules::new(set, 6).unwrap();
+        let variants: Vec<_> = [1, 3, 16, 64].map(partitioned).into();
+        assert_same(rules, 12, &variants);
+    }
+}
+
+#[test]
+fn partitions_solve_alike_with_four_and_three_pits() {
+    for set in RuleSet::ALL {
+        let variants: Vec<_> = [1, 3, 16, 64].map(partitioned).into();
+        assert_same(Rules::new(set, 4).unwrap(), 14, &variants);
+        assert_same(Rules::new(set, 3).unwrap(), 14, &variants);
+    }
+}
+
+#[test]
+fn partitions_solve_alike_without_lists_and_in_wide_cells() {
+    // Without lists every decision goes through the marks; wide cells are
+    // those of the levels above 31 seeds.
+    for set in RuleSet::ALL {
+        let rules = Rules::new(set, 6).unwrap();
+        let variants = [
+            partitioned(1),
+            SolveOptions {
+                list_entries: Some(0),
+                ..partitioned(7)
+            },
+            SolveOptions {
+                layout: Some(CellLayout::Wide),
+                list_entries: Some(1),
+                ..partitioned(5)
+            },
+        ];
+        assert_same(rules, 10, &variants);
+    }
+}
