@@ -48,6 +48,17 @@ impl HugeArray {
         })
     }
 
+    /// The bytes of a mapping made elsewhere (a file's, mapped shared, so
+    /// that what is written goes to the file), as an array of its length.
+    /// Huge pages are not asked for: the page cache holds file pages.
+    pub fn from_map(map: MmapMut) -> HugeArray {
+        let len = map.len();
+        HugeArray {
+            map: (len > 0).then_some(map),
+            len,
+        }
+    }
+
     /// The array as `len / size_of::<T>()` values of `T` (a tail too short for
     /// one is left out).
     ///

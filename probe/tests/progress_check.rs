@@ -57,7 +57,8 @@ fn certificates_prove_true_levels_and_change_no_result() {
             record_generations: true,
             ..Default::default()
         },
-    );
+    )
+    .expect("an in-memory solve has no disk to fail");
     let values = solved.values.to_vec();
     let certificate = solved.generations.expect("recorded").to_vec();
 

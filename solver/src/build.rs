@@ -73,9 +73,21 @@ pub struct Options {
     /// ([`awari_dbformat::file::bounds`]): files about a quarter smaller, and
     /// a lookup searches the captures.
     pub exact: bool,
-    /// The partitions each level is solved in ([`retro::Partitions`]; 1:
-    /// the whole level in one state). The files are the same for any number.
-    pub partitions: u64,
+    /// The partitions each level is solved in ([`retro::Partitions`]);
+    /// `None`: one when the level fits in memory, else as few as the budget
+    /// allows with their cells on disk. The files are the same for any number.
+    pub partitions: Option<u64>,
+    /// Keep the partitions' cells in files of the work directory even when
+    /// they would fit in memory.
+    pub on_disk: bool,
+    /// The directory of the partitions kept on disk (a subdirectory per
+    /// level, removed when the level is complete); `None`: `work` in the
+    /// database directory.
+    pub work_dir: Option<PathBuf>,
+    /// With the partitions on disk: the least seconds between two
+    /// checkpoints a level resumes from (one is made after the initial
+    /// pass, and at the end of a stage).
+    pub checkpoint_seconds: f64,
 }
 
 /// What happened to one level: the line printed and the statistics file.
@@ -125,6 +137,20 @@ pub struct LevelReport {
     /// The partitions the level was solved in (1 for a level already present).
     #[serde(default = "one")]
     pub partitions: u64,
+    /// Whether the partitions' cells were kept in files of the work directory.
+    #[serde(default)]
+    pub on_disk: bool,
+    /// When the level resumed from a checkpoint: the threshold of the first
+    /// stage run after it (the level's seed count after the initial pass).
+    #[serde(default)]
+    pub resumed_from_stage: Option<u32>,
+    /// Bytes this process read from and wrote to storage while it built the
+    /// level (`/proc/self/io`: the work directory, the level file, and the
+    /// page cache's write-back; 0 where unknown).
+    #[serde(default)]
+    pub disk_read_bytes: u64,
+    #[serde(default)]
+    pub disk_written_bytes: u64,
     /// The threshold stages.
     pub stages: Vec<Stage>,
 }
@@ -226,16 +252,30 @@ pub fn build(
         file::release_contexts();
         crate::memory::give_back_free_heap();
         let boards = index.level_size(seeds);
-        let list_entries = plan_memory(seeds, boards, lower.bytes(), options)?;
+        let level_plan = plan_memory(seeds, boards, lower.bytes(), options)?;
+        let list_entries = level_plan.list_entries;
         let started = Instant::now();
+        let io_before = crate::memory::disk_io();
         let bar = progress_bar(options.progress, seeds, boards);
+        let work_dir = options
+            .work_dir
+            .clone()
+            .unwrap_or_else(|| options.dir.join("work"));
         let solve_options = retro::SolveOptions {
             record_generations: options.certificate,
             list_entries: Some(list_entries),
-            partitions: options.partitions,
+            partitions: level_plan.partitions,
+            work_dir: level_plan
+                .on_disk
+                .then(|| work_dir.join(id(seeds).file_name()).with_extension("work")),
+            checkpoint_seconds: options.checkpoint_seconds,
             ..retro::SolveOptions::default()
         };
-        let solved = retro::solve_level(rules, seeds, &lower, &bar, &solve_options);
+        let solved = retro::solve_level(rules, seeds, &lower, &bar, &solve_options)?;
+        if level_plan.on_disk {
+            // (Only when empty: the directory may be the user's.)
+            let _ = fs::remove_dir(&work_dir);
+        }
         let solve_seconds = started.elapsed().as_secs_f64();
         bar.set_message("writing");
         let values = Arc::new(solved.values);
@@ -272,6 +312,8 @@ pub fn build(
             counts_all,
             state_bytes_per_board: retro::state_bytes_per_board(seeds, boards, list_entries),
             partitions: solved.partitions.count() as u64,
+            on_disk: level_plan.on_disk,
+            resumed_from_stage: solved.resumed_from_stage,
             ..make_report_shell(rules, seeds, boards, solved.stages)
         };
         let seconds = started.elapsed().as_secs_f64();
@@ -286,6 +328,8 @@ pub fn build(
             peak_memory_bytes: peak_resident().unwrap_or(0),
             lower_levels_bytes: lower.bytes(),
             file_bytes,
+            disk_read_bytes: io_delta(io_before).0,
+            disk_written_bytes: io_delta(io_before).1,
             ..tmp_report
         };
         write_report(&stats_path(&written), &level_report)?;
@@ -302,50 +346,113 @@ pub fn build(
 /// rounding to huge pages (about 50 MB measured at level 21).
 const OVERHEAD_BYTES: u64 = 64 << 20;
 
-/// The frontier list entries per generation level `seeds` may use within the
-/// budget ([`retro::solve_level_within`]): the default share when it fits,
-/// fewer when not (slower, same values), none when only the fixed state fits.
-/// Refuses the level up front when even its fixed state (1.333 bytes per
-/// board, 1.6 above 31 seeds, 2 more with a certificate) and the lower levels
-/// exceed the budget.
+/// How one level is solved within the memory budget.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct LevelPlan {
+    /// Frontier list entries per generation, over the whole level.
+    list_entries: u64,
+    /// Partitions wanted.
+    partitions: u64,
+    /// Whether their cells are kept in files.
+    on_disk: bool,
+}
+
+/// Memory per board of a level kept on disk besides one partition's cells:
+/// the dirty maps and summaries of every partition (a bit per 8 words and
+/// 8 bytes per 512 words: under 0.01) and the updates in transit between
+/// partitions, in memory for now (2.8 per board over all of level 22 with
+/// 16 partitions, a small part of that in one generation; see
+/// docs/scaling.md).
+const DISK_MODE_BYTES_PER_BOARD: f64 = 0.125;
+
+/// Partitions on disk below which a level is not cut (each costs a mapping
+/// and a visit per generation).
+const MAX_DISK_PARTITIONS: u64 = 4096;
+
+/// How level `seeds` is solved within the budget: in memory when its state
+/// fits (unless `options.on_disk`), in `options.partitions` or one
+/// partition; else on disk, in as few partitions as the budget allows
+/// (or `options.partitions`). The frontier lists get the default share
+/// when it fits, fewer when not (slower, same values), none when only the
+/// fixed state fits.
+///
+/// # Errors
+/// [`SolveError::Memory`] up front when even the smallest plan exceeds the
+/// budget: the lower levels (in memory), with the finished level's values
+/// while its file is written (1.125 bytes per board), and one partition.
 fn plan_memory(
     seeds: u32,
     boards: u64,
     lower_bytes: u64,
     options: &Options,
-) -> Result<u64, SolveError> {
+) -> Result<LevelPlan, SolveError> {
     let budget = options.memory;
-    // The fixed state, plus the lower levels, plus the finished values and free
-    // bits while the level file is written (1.125 bytes per board: the cells
-    // have shrunk to the values by then, so the cells cover both), with the writer's
-    // working memory when it chooses lower bounds (the encodings it weighs:
-    // 62 MiB measured at level 22; it no longer holds its training sample).
+    // The fixed state (cells, and generations with a certificate).
     let per_board = retro::fixed_state_bytes_per_board(seeds)
         + if options.certificate {
             GENERATION_BYTES_PER_BOARD
         } else {
             0.0
         };
-    let needed = (boards as f64 * per_board) as u64
-        + lower_bytes
-        + OVERHEAD_BYTES
-        + if options.exact {
-            0
-        } else {
-            boards.min(64 << 20)
-        };
+    // The writer's working memory when it chooses lower bounds (the
+    // encodings it weighs: 62 MiB measured at level 22).
+    let writer = if options.exact {
+        0
+    } else {
+        boards.min(64 << 20)
+    };
+    let base = lower_bytes + OVERHEAD_BYTES + writer;
+    let lists_within = |spare: u64| {
+        let affordable = spare / (retro::LIVE_GENERATIONS * retro::LIST_ENTRY_BYTES);
+        retro::default_list_entries(boards).min(affordable)
+    };
+    // In memory: the cells shrink to the values and free bits when the
+    // level is written, so the state covers both.
+    let in_memory = (boards as f64 * per_board) as u64 + base;
+    if in_memory <= budget && !options.on_disk {
+        return Ok(LevelPlan {
+            list_entries: lists_within(budget - in_memory),
+            partitions: options.partitions.unwrap_or(1),
+            on_disk: false,
+        });
+    }
+    // On disk: the values and free bits of the whole level are made in
+    // memory at the end, and the level's maps and mail stay in memory.
+    let values = boards + boards.div_ceil(8);
+    let maps = (boards as f64 * DISK_MODE_BYTES_PER_BOARD) as u64;
+    let fixed = base + values.max(maps);
+    let partition_bytes = |k: u64| (boards.div_ceil(k) as f64 * per_board) as u64 + maps;
+    let partitions = match options.partitions {
+        Some(k) => k,
+        None => (1..=MAX_DISK_PARTITIONS)
+            .find(|&k| fixed + partition_bytes(k) <= budget)
+            .unwrap_or(MAX_DISK_PARTITIONS),
+    };
+    let needed = fixed + partition_bytes(partitions);
     if needed > budget {
         return Err(SolveError::Memory {
             seeds,
             boards,
-            state_bytes: per_board,
+            state_bytes: per_board / partitions as f64,
             lower: format_size(lower_bytes),
             needed: format_size(needed),
             budget: format_size(budget),
         });
     }
-    let affordable = (budget - needed) / (retro::LIVE_GENERATIONS * retro::LIST_ENTRY_BYTES);
-    Ok(retro::default_list_entries(boards).min(affordable))
+    Ok(LevelPlan {
+        list_entries: lists_within(budget - needed),
+        partitions,
+        on_disk: true,
+    })
+}
+
+/// The bytes read from and written to storage since `before`
+/// ([`crate::memory::disk_io`]; 0 where unknown).
+fn io_delta(before: Option<(u64, u64)>) -> (u64, u64) {
+    match (before, crate::memory::disk_io()) {
+        (Some((r0, w0)), Some((r1, w1))) => (r1.saturating_sub(r0), w1.saturating_sub(w0)),
+        _ => (0, 0),
+    }
 }
 
 fn make_report_shell(rules: Rules, seeds: u32, boards: u64, stages: Vec<Stage>) -> LevelReport {
@@ -372,6 +479,10 @@ fn make_report_shell(rules: Rules, seeds: u32, boards: u64, stages: Vec<Stage>) 
         counts_stored: Default::default(),
         counts_all: Default::default(),
         partitions: 1,
+        on_disk: false,
+        resumed_from_stage: None,
+        disk_read_bytes: 0,
+        disk_written_bytes: 0,
         stages,
     }
 }
@@ -447,7 +558,10 @@ mod tests {
             write: WriteOptions::default(),
             certificate,
             exact: false,
-            partitions: 1,
+            partitions: None,
+            on_disk: false,
+            work_dir: None,
+            checkpoint_seconds: 60.0,
         }
     }
 
@@ -461,38 +575,51 @@ mod tests {
         let fixed = cells + lower + OVERHEAD_BYTES + boards;
         let full = retro::default_list_entries(boards);
         let list_bytes = 2 * retro::LIST_ENTRY_BYTES;
+        let plan = |budget: u64, certificate: bool| {
+            plan_memory(24, boards, lower, &options(budget, certificate))
+        };
+        let in_memory = |budget: u64, certificate: bool| {
+            let plan = plan(budget, certificate).unwrap();
+            assert!(!plan.on_disk && plan.partitions == 1, "{budget}: {plan:?}");
+            plan.list_entries
+        };
         // Room for everything: the default share.
-        assert_eq!(
-            plan_memory(24, boards, lower, &options(u64::MAX, false)).unwrap(),
-            full
-        );
-        let roomy = fixed + full * list_bytes;
-        assert_eq!(
-            plan_memory(24, boards, lower, &options(roomy, false)).unwrap(),
-            full
-        );
+        assert_eq!(in_memory(u64::MAX, false), full);
+        assert_eq!(in_memory(fixed + full * list_bytes, false), full);
         // Room for half the lists: half of them.
-        let half = fixed + full / 2 * list_bytes;
-        assert_eq!(
-            plan_memory(24, boards, lower, &options(half, false)).unwrap(),
-            full / 2
-        );
+        assert_eq!(in_memory(fixed + full / 2 * list_bytes, false), full / 2);
         // Room for the fixed state only: no lists, 1.333 bytes per board.
-        assert_eq!(
-            plan_memory(24, boards, lower, &options(fixed, false)).unwrap(),
-            0
-        );
+        assert_eq!(in_memory(fixed, false), 0);
         assert_eq!(retro::state_bytes_per_board(24, boards, 0), 8.0 / 6.0);
         // Above 31 seeds, the wide cells: 8 bytes per 5 boards.
         assert_eq!(retro::state_bytes_per_board(32, boards, 0), 1.6);
-        // Less: refused, naming what it needs; a certificate needs 2 bytes more.
-        let err = plan_memory(24, boards, lower, &options(fixed - 1, false)).unwrap_err();
-        assert!(matches!(err, SolveError::Memory { seeds: 24, .. }), "{err}");
-        assert!(plan_memory(24, boards, lower, &options(fixed, true)).is_err());
-        let with_certificate = fixed + 2 * boards;
-        assert_eq!(
-            plan_memory(24, boards, lower, &options(with_certificate, true)).unwrap(),
-            0
+        // A certificate needs 2 bytes more per board.
+        assert_eq!(in_memory(fixed + 2 * boards, true), 0);
+
+        // Less: the level goes to disk, in as few partitions as fit, more
+        // as the budget shrinks. (The whole level's values and free bits,
+        // 1.125 bytes per board, are still made in memory at the end.)
+        let on_disk = |budget: u64| {
+            let plan = plan(budget, false).unwrap();
+            assert!(plan.on_disk, "{budget}: {plan:?}");
+            plan.partitions
+        };
+        let two = on_disk(fixed - 1);
+        assert!(two >= 2, "{two} partitions");
+        let tighter = on_disk(fixed - boards / 20);
+        assert!(
+            tighter > two,
+            "{tighter} partitions for a smaller budget than {two}"
         );
+        // Not even the smallest partitions fit: refused, naming what it needs.
+        let err = plan(lower + OVERHEAD_BYTES, false).unwrap_err();
+        assert!(matches!(err, SolveError::Memory { seeds: 24, .. }), "{err}");
+        assert!(err.to_string().contains("--memory"), "{err}");
+        // Forced to disk, the level goes there even when it fits.
+        let forced = Options {
+            on_disk: true,
+            ..options(u64::MAX, false)
+        };
+        assert!(plan_memory(24, boards, lower, &forced).unwrap().on_disk);
     }
 }

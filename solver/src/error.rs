@@ -35,6 +35,22 @@ pub enum SolveError {
         /// The budget, formatted.
         budget: String,
     },
+    /// The work directory's file system has too little room for a level's
+    /// partitions and their checkpoints.
+    #[error(
+        "level {seeds} on disk needs about {needed} free in {} (its partitions and two checkpoints), but {available} are free; free some space or choose another --work-dir",
+        dir.display()
+    )]
+    Disk {
+        /// The level.
+        seeds: u32,
+        /// The work directory.
+        dir: PathBuf,
+        /// What is needed, formatted.
+        needed: String,
+        /// What is free, formatted.
+        available: String,
+    },
     /// A request that makes no sense (for example, more seeds than supported).
     #[error("{0}")]
     Invalid(String),

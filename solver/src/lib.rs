@@ -49,7 +49,8 @@ pub fn solve_in_memory(rules: Rules, max_seeds: u32) -> Vec<Arc<awari_dbformat::
 /// short lists, wide cells and many partitions and compare.
 ///
 /// # Panics
-/// When `options.layout` does not hold a level up to `max_seeds`.
+/// When `options.layout` does not hold a level up to `max_seeds`, or a
+/// work directory in `options` fails ([`retro::solve_level`]).
 pub fn solve_levels(
     rules: Rules,
     max_seeds: u32,
@@ -59,7 +60,8 @@ pub fn solve_levels(
     let mut out = Vec::new();
     let hidden = indicatif::ProgressBar::hidden();
     for n in 0..=max_seeds {
-        let solved = retro::solve_level(rules, n, &lower, &hidden, options);
+        let solved = retro::solve_level(rules, n, &lower, &hidden, options)
+            .unwrap_or_else(|err| panic!("level {n}: {err}"));
         let values = Arc::new(solved.values);
         lower.insert(n, values.clone());
         out.push((values, solved.free.as_u64().to_vec()));

@@ -65,9 +65,23 @@ struct Cli {
     exact: bool,
     /// Solve each level in this many partitions of its index range, each
     /// with a state of its own, the updates between them sent in batches
-    /// (the files are the same for any number; one is the fastest).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
-    partitions: u64,
+    /// (the files are the same for any number) [default: 1 when the level
+    /// fits in --memory, else as few as fit, their cells on disk].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    partitions: Option<u64>,
+    /// Keep the partitions' cells in files of the work directory, mapped one
+    /// partition at a time, even when the level would fit in memory; a level
+    /// on disk makes checkpoints and resumes from the last one when the build
+    /// is run again.
+    #[arg(long)]
+    on_disk: bool,
+    /// The directory for the partitions on disk (a subdirectory per level,
+    /// removed when it is complete) [default: DB/work].
+    #[arg(long)]
+    work_dir: Option<PathBuf>,
+    /// With the partitions on disk: the least seconds between two checkpoints.
+    #[arg(long, default_value_t = 60.0)]
+    checkpoint_seconds: f64,
     /// Print one JSON object per level on stdout instead of a table (no progress bars).
     #[arg(long)]
     json: bool,
@@ -112,6 +126,9 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         certificate: cli.certificate,
         exact: cli.exact,
         partitions: cli.partitions,
+        on_disk: cli.on_disk,
+        work_dir: cli.work_dir.clone(),
+        checkpoint_seconds: cli.checkpoint_seconds,
     };
     if !cli.json {
         eprintln!(

@@ -101,6 +101,40 @@ pub fn peak_resident() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// The bytes this process has read from and written to storage so far
+/// (`read_bytes` and `write_bytes` of `/proc/self/io`: what went to the
+/// disks, not what the page cache answered), if known.
+pub fn disk_io() -> Option<(u64, u64)> {
+    let io = std::fs::read_to_string("/proc/self/io").ok()?;
+    let field = |name: &str| -> Option<u64> {
+        let line = io.lines().find(|l| l.starts_with(name))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    };
+    Some((field("read_bytes:")?, field("write_bytes:")?))
+}
+
+/// The bytes free for an unprivileged user on the file system of `path`
+/// (`statvfs`), if known.
+pub fn free_disk(path: &std::path::Path) -> Option<u64> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+        // SAFETY: `c` is a valid C string and `stat` a plain struct that
+        // statvfs fills in.
+        let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::statvfs(c.as_ptr(), &mut stat) } != 0 {
+            return None;
+        }
+        Some(stat.f_bavail as u64 * stat.f_frsize as u64)
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        let _ = path;
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,5 +149,14 @@ mod tests {
         assert!(parse_size("-1G").is_err());
         assert_eq!(format_size(3 << 29), "1.5 GiB");
         assert_eq!(format_size(10), "10 bytes");
+    }
+
+    #[test]
+    fn free_disk_and_io_are_read_where_linux_tells_them() {
+        if cfg!(all(target_os = "linux", target_env = "gnu")) {
+            assert!(free_disk(std::path::Path::new(".")).is_some_and(|b| b > 0));
+            assert!(disk_io().is_some());
+        }
+        assert_eq!(free_disk(std::path::Path::new("/no/such/dir")), None);
     }
 }

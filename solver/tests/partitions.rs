@@ -16,7 +16,7 @@ fn assert_same(rules: Rules, max: u32, variants: &[SolveOptions]) {
     for n in 0..=max {
         let solved: Vec<SolvedLevel> = variants
             .iter()
-            .map(|options| retro::solve_level(rules, n, &lower, &hidden, options))
+            .map(|options| retro::solve_level(rules, n, &lower, &hidden, options).unwrap())
             .collect();
         let (first, rest) = solved.split_first().unwrap();
         for (other, options) in rest.iter().zip(&variants[1..]) {
@@ -106,4 +106,21 @@ fn partitions_solve_alike_without_lists_and_in_wide_cells() {
         ];
         assert_same(rules, 10, &variants);
     }
+}
+
+#[test]
+fn partitions_on_disk_solve_alike_and_leave_no_work_directory() {
+    let scratch = tempfile::tempdir().unwrap();
+    let on_disk = |partitions: u64| SolveOptions {
+        work_dir: Some(scratch.path().join(format!("work-{partitions}"))),
+        checkpoint_seconds: 0.0,
+        ..partitioned(partitions)
+    };
+    for set in [RuleSet::Awari, RuleSet::GrandSlamReplay] {
+        let rules = Rules::new(set, 6).unwrap();
+        let variants = [partitioned(1), on_disk(1), on_disk(3), on_disk(16)];
+        assert_same(rules, 11, &variants);
+    }
+    let left: Vec<_> = std::fs::read_dir(scratch.path()).unwrap().collect();
+    assert!(left.is_empty(), "work directories left: {left:?}");
 }

@@ -87,10 +87,12 @@ mod mail;
 mod partition;
 mod stage;
 mod state;
+mod store;
 
 pub use partition::Partitions;
 pub use state::BLOCK_WORDS;
 
+use std::path::PathBuf;
 use std::time::Instant;
 
 use awari_dbformat::huge::{Generations, HugeArray, Values};
@@ -98,11 +100,13 @@ use awari_dbformat::{with_pits, Index, Rules};
 use indicatif::ProgressBar;
 
 use crate::cells::{CellLayout, Layout, Narrow, Wide};
+use crate::error::SolveError;
 use crate::lower::LowerLevels;
 use batch::Outbox;
 use mail::MemoryMail;
 use stage::{Decided, Frontier};
 use state::State;
+use store::{DiskStore, Manifest};
 
 /// The share of a level's boards the frontier lists may hold per generation
 /// when memory allows (see [`default_list_entries`]): a pool of
@@ -183,6 +187,10 @@ pub struct SolvedLevel {
     pub generations: Option<Generations>,
     /// The partitions the level was solved in.
     pub partitions: Partitions,
+    /// When the level was resumed from a checkpoint in its work directory:
+    /// the threshold of the first stage run after it (the level's own seed
+    /// count when only the initial pass had been done).
+    pub resumed_from_stage: Option<u32>,
 }
 
 /// How a level is solved. The values, the free bits and the generations are
@@ -206,6 +214,17 @@ pub struct SolveOptions {
     /// The partitions wanted ([`Partitions::new`]; 1: the whole level in one
     /// state, the fastest when it fits).
     pub partitions: u64,
+    /// Where the partitions' cells live: `None`, in memory; a directory,
+    /// in files there, mapped one partition at a time, with checkpoints to
+    /// resume from (see the docs of the `store` module in the source). The
+    /// directory is the level's own: a checkpoint of the same level found
+    /// there is resumed, anything else removed; it is removed when the
+    /// level is solved.
+    pub work_dir: Option<PathBuf>,
+    /// With a work directory: a checkpoint is made after the initial pass,
+    /// and at the end of each stage that ends at least this many seconds
+    /// after the last checkpoint.
+    pub checkpoint_seconds: f64,
 }
 
 impl Default for SolveOptions {
@@ -215,15 +234,22 @@ impl Default for SolveOptions {
             record_generations: false,
             list_entries: None,
             partitions: 1,
+            work_dir: None,
+            checkpoint_seconds: 60.0,
         }
     }
 }
 
-/// Solves the level of `seeds` seeds under `rules`, in memory.
+/// Solves the level of `seeds` seeds under `rules`.
 ///
 /// `lower` must hold every level below `seeds - 1` (a capture takes at
 /// least two seeds). `progress` is advanced by one per board initialised and
 /// one per board decided; its length is not touched.
+///
+/// # Errors
+/// Only with a work directory: a file there that cannot be made, mapped or
+/// written, or too little free space ([`SolveError::Disk`], before any
+/// work). The last checkpoint is then left to resume from.
 ///
 /// # Panics
 /// When `options.layout` cannot hold the values of level `seeds`, or the
@@ -234,7 +260,7 @@ pub fn solve_level(
     lower: &LowerLevels,
     progress: &ProgressBar,
     options: &SolveOptions,
-) -> SolvedLevel {
+) -> Result<SolvedLevel, SolveError> {
     let layout = options
         .layout
         .unwrap_or_else(|| CellLayout::for_seeds(seeds));
@@ -248,6 +274,7 @@ pub fn solve_level(
         lower,
         progress,
         options,
+        layout,
     };
     // The initial pass and the propagation are compiled for one cell layout
     // and one board size at a time (see `awari_dbformat::Parents`).
@@ -265,20 +292,50 @@ struct Job<'a> {
     lower: &'a LowerLevels,
     progress: &'a ProgressBar,
     options: &'a SolveOptions,
+    layout: CellLayout,
 }
 
 /// Updates an outbox holds before it posts them to the partitions' boxes.
 const OUTBOX_UPDATES: usize = 1 << 20;
 
+/// Where the partitions' cells are between visits.
+enum Store {
+    /// In memory, always at hand.
+    Memory,
+    /// In files, mapped while their partition is worked.
+    Disk(Box<DiskStore>),
+}
+
+impl Store {
+    /// Runs `f` on partition `p`, its cells (and generations) at hand.
+    fn with<L: Layout, R>(
+        &self,
+        p: usize,
+        state: &mut State<L>,
+        f: impl FnOnce(&State<L>) -> R,
+    ) -> Result<R, SolveError> {
+        match self {
+            Store::Memory => Ok(f(state)),
+            Store::Disk(disk) => {
+                disk.load(p, state)?;
+                let result = f(state);
+                disk.unload(state);
+                Ok(result)
+            }
+        }
+    }
+}
+
 /// Solves `job` in cells of layout `L`, for boards of `P` pits per side
 /// (the rules' own).
-fn solve<L: Layout, const P: usize>(job: Job) -> SolvedLevel {
+fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError> {
     let Job {
         rules,
         seeds,
         lower,
         progress,
         options,
+        layout,
     } = job;
     let index = Index::for_pits(rules.pits());
     let boards = index.level_size(seeds);
@@ -287,32 +344,86 @@ fn solve<L: Layout, const P: usize>(job: Job) -> SolvedLevel {
     let list_entries = options
         .list_entries
         .unwrap_or_else(|| default_list_entries(boards));
-    let states: Vec<State<L>> = (0..count)
-        .map(|p| {
-            State::new(
+    let lists_each = list_entries.div_ceil(count as u64);
+    let identity = Manifest {
+        version: store::VERSION,
+        rules: rules.set().name().to_string(),
+        pits: rules.pits(),
+        seeds,
+        boards,
+        partition_size: partitions.size(),
+        layout: format!("{layout:?}"),
+        record_generations: options.record_generations,
+        next_k: seeds,
+        stages: Vec::new(),
+        init_seconds: 0.0,
+        checkpoint: String::new(),
+    };
+    let (mut store, resumed) = match &options.work_dir {
+        None => (Store::Memory, None),
+        Some(dir) => {
+            let word_bytes = |p: usize| {
+                let range = partitions.range(p);
+                State::<L>::word_bytes(range.end - range.start)
+            };
+            let (disk, resumed) = DiskStore::open(dir, identity.clone(), partitions, word_bytes)?;
+            (Store::Disk(Box::new(disk)), resumed)
+        }
+    };
+    let mut states: Vec<State<L>> = (0..count)
+        .map(|p| match store {
+            Store::Memory => State::new(
                 partitions.range(p),
-                list_entries.div_ceil(count as u64),
+                lists_each,
                 rules.pits(),
                 options.record_generations,
-            )
+            ),
+            Store::Disk(_) => State::unloaded(partitions.range(p), lists_each, rules.pits()),
         })
         .collect();
-    let started = Instant::now();
-    for state in &states {
-        init::init::<L, P>(rules, seeds, index, lower, state, progress);
-    }
-    let init_seconds = started.elapsed().as_secs_f64();
+
+    // The initial pass, or the checkpoint that follows it.
+    let (first_k, mut stages, init_seconds) = match (&resumed, &store) {
+        (Some(manifest), Store::Disk(disk)) => {
+            let lengths: Vec<usize> = states.iter().map(|s| s.summaries.len()).collect();
+            let all = disk.summaries(lengths.iter().sum())?;
+            let mut at = 0;
+            for (state, len) in states.iter_mut().zip(lengths) {
+                state.set_summaries(&all[at..at + len]);
+                at += len;
+            }
+            let decided: u64 = manifest.stages.iter().map(|s| s.wins + s.losses).sum();
+            progress.inc(boards + decided);
+            let first_k = manifest.next_k;
+            (first_k, manifest.stages.clone(), manifest.init_seconds)
+        }
+        _ => {
+            let started = Instant::now();
+            for (p, state) in states.iter_mut().enumerate() {
+                store.with(p, state, |state| {
+                    init::init::<L, P>(rules, seeds, index, lower, state, progress)
+                })?;
+            }
+            let init_seconds = started.elapsed().as_secs_f64();
+            let manifest = Manifest {
+                init_seconds,
+                ..identity.clone()
+            };
+            checkpoint(&mut store, &states, manifest)?;
+            (seeds, Vec::new(), init_seconds)
+        }
+    };
+    let mut last_checkpoint = Instant::now();
 
     let mail = MemoryMail::new(partitions);
     let mut frontiers: Vec<Frontier> = (0..count).map(|_| Frontier::default()).collect();
-    let mut stages = Vec::new();
-    for k in (1..=seeds as i8).rev() {
+    for k in (1..=first_k as i8).rev() {
         progress.set_message(format!("stage {k}"));
         let started = Instant::now();
         let mut decided = Decided::default();
-        for (state, frontier) in states.iter().zip(&mut frontiers) {
+        for (p, (state, frontier)) in states.iter_mut().zip(&mut frontiers).enumerate() {
             frontier.new_stage();
-            decided += stage::seed(state, k, seeds, progress);
+            decided += store.with(p, state, |state| stage::seed(state, k, seeds, progress))?;
         }
         let seeding_seconds = started.elapsed().as_secs_f64();
         // Generation by generation: each partition with a frontier visits
@@ -329,32 +440,40 @@ fn solve<L: Layout, const P: usize>(job: Job) -> SolvedLevel {
             generations += 1;
             for p in active {
                 let outbox = Outbox::new(&mail, OUTBOX_UPDATES);
-                decided += stage::visit::<L, P>(
-                    rules,
-                    seeds,
-                    index,
-                    &states[p],
-                    &mut frontiers[p],
-                    k,
-                    generations,
-                    &outbox,
-                    progress,
-                );
+                let frontier = &mut frontiers[p];
+                decided += store.with(p, &mut states[p], |state| {
+                    stage::visit::<L, P>(
+                        rules,
+                        seeds,
+                        index,
+                        state,
+                        frontier,
+                        k,
+                        generations,
+                        &outbox,
+                        progress,
+                    )
+                })?;
                 outbox.flush().expect("boxes in memory take every update");
                 sent_updates += outbox.sent();
             }
             if count > 1 {
-                for (p, (state, frontier)) in states.iter().zip(&frontiers).enumerate() {
+                for (p, (state, frontier)) in states.iter_mut().zip(&frontiers).enumerate() {
                     let updates = mail.take(p);
-                    decided += stage::take_updates::<L, P>(
-                        state,
-                        frontier,
-                        rules,
-                        k,
-                        generations,
-                        &updates,
-                        progress,
-                    );
+                    if updates.is_empty() {
+                        continue;
+                    }
+                    decided += store.with(p, state, |state| {
+                        stage::take_updates::<L, P>(
+                            state,
+                            frontier,
+                            rules,
+                            k,
+                            generations,
+                            &updates,
+                            progress,
+                        )
+                    })?;
                 }
             }
         }
@@ -369,42 +488,80 @@ fn solve<L: Layout, const P: usize>(job: Job) -> SolvedLevel {
                 sent_updates,
             });
         }
+        if k > 1 && last_checkpoint.elapsed().as_secs_f64() >= options.checkpoint_seconds {
+            let manifest = Manifest {
+                next_k: k as u32 - 1,
+                stages: stages.clone(),
+                init_seconds,
+                ..identity.clone()
+            };
+            checkpoint(&mut store, &states, manifest)?;
+            last_checkpoint = Instant::now();
+        }
     }
     progress.set_message("done");
-    let (values, free, generations) = assemble(states, seeds, boards);
-    SolvedLevel {
+    let (values, free, generations) = match store {
+        Store::Memory => assemble(states, seeds, boards, |_, _| Ok(())),
+        Store::Disk(disk) => {
+            let assembled = assemble(states, seeds, boards, |p, state| disk.load(p, state))?;
+            disk.remove()?;
+            Ok(assembled)
+        }
+    }?;
+    Ok(SolvedLevel {
         values,
         free,
         stages,
         init_seconds,
         generations,
         partitions,
+        resumed_from_stage: resumed.map(|m| m.next_k),
+    })
+}
+
+/// Makes a checkpoint of the partitions in a work directory (none with the
+/// partitions in memory).
+fn checkpoint<L: Layout>(
+    store: &mut Store,
+    states: &[State<L>],
+    manifest: Manifest,
+) -> Result<(), SolveError> {
+    match store {
+        Store::Memory => Ok(()),
+        Store::Disk(disk) => {
+            let summaries: Vec<u64> = states.iter().flat_map(|s| s.summary_values()).collect();
+            disk.checkpoint(&summaries, manifest)
+        }
     }
 }
 
 /// The values, free bits and generations of the whole level from those of
-/// its partitions (in order; with one partition, its own arrays).
+/// its partitions (in order), each made at hand by `load` first; a single
+/// partition in memory gives its own arrays.
 fn assemble<L: Layout>(
     mut states: Vec<State<L>>,
     seeds: u32,
     boards: u64,
-) -> (Values, HugeArray, Option<Generations>) {
-    if states.len() == 1 {
+    load: impl Fn(usize, &mut State<L>) -> Result<(), SolveError>,
+) -> Result<(Values, HugeArray, Option<Generations>), SolveError> {
+    let in_memory = states
+        .iter()
+        .all(|s| s.words.len() == State::<L>::word_bytes(s.size));
+    if states.len() == 1 && in_memory {
         let mut state = states.pop().expect("one partition");
         let generations = state.generations.take();
         let (values, free) = state.into_values(seeds);
-        return (values, free, generations);
+        return Ok((values, free, generations));
     }
     let mut values = Values::zeroed(boards);
     let mut free = HugeArray::zeroed(8 * boards.div_ceil(64) as usize);
-    let mut generations = states[0]
-        .generations
-        .is_some()
-        .then(|| Generations::zeroed(boards));
-    for mut state in states {
+    let mut generations: Option<Generations> = None;
+    for (p, mut state) in states.into_iter().enumerate() {
+        load(p, &mut state)?;
         let range = state.range();
         let (start, end) = (range.start as usize, range.end as usize);
-        if let (Some(all), Some(own)) = (&mut generations, state.generations.take()) {
+        if let Some(own) = state.generations.take() {
+            let all = generations.get_or_insert_with(|| Generations::zeroed(boards));
             all[start..end].copy_from_slice(&own);
         }
         let (own_values, own_free) = state.into_values(seeds);
@@ -414,5 +571,5 @@ fn assemble<L: Layout>(
         let at = start / 8;
         free[at..at + own_free.len()].copy_from_slice(&own_free);
     }
-    (values, free, generations)
+    Ok((values, free, generations))
 }

@@ -99,26 +99,22 @@ impl<L: Layout> State<L> {
         record_generations: bool,
     ) -> State<L> {
         let size = range.end - range.start;
-        let words = size.div_ceil(L::PER_WORD);
-        let mut state = State::with_words(range, HugeArray::zeroed(8 * words as usize), per_side);
-        state.lists = ListPool::new(pool_entries(list_entries));
+        let words = HugeArray::zeroed(State::<L>::word_bytes(size));
+        let mut state = State::unloaded(range, list_entries, per_side);
+        state.words = words;
         if record_generations {
             state.generations = Some(Generations::zeroed(size));
         }
         state
     }
 
-    /// The state of boards `range` with cells `words` (as
-    /// [`State::words_bytes`] gave them), no lists and no summaries yet.
-    pub(super) fn with_words(range: Range<u64>, words: HugeArray, per_side: u8) -> State<L> {
+    /// The state of boards `range` without its cells and generations (they
+    /// are in files, mapped in while the partition is worked: see
+    /// `super::store`), with frontier lists of `list_entries` per
+    /// generation.
+    pub(super) fn unloaded(range: Range<u64>, list_entries: u64, per_side: u8) -> State<L> {
         let size = range.end - range.start;
         let word_count = size.div_ceil(L::PER_WORD);
-        assert_eq!(
-            words.len() as u64,
-            8 * word_count,
-            "a word per {} boards",
-            L::PER_WORD
-        );
         let blocks = word_count.div_ceil(BLOCK_WORDS as u64);
         let dirty_words = blocks.div_ceil(64) as usize;
         State {
@@ -127,15 +123,37 @@ impl<L: Layout> State<L> {
             summaries: (0..word_count.div_ceil(SUMMARY_WORDS as u64))
                 .map(|_| AtomicU64::new(0))
                 .collect(),
-            words,
+            words: HugeArray::zeroed(0),
             dirty: [
                 (0..dirty_words).map(|_| AtomicU64::new(0)).collect(),
                 (0..dirty_words).map(|_| AtomicU64::new(0)).collect(),
             ],
             generations: None,
-            lists: ListPool::new(0),
+            lists: ListPool::new(pool_entries(list_entries)),
             packer: BoardPacker::new(per_side),
             layout: std::marker::PhantomData,
+        }
+    }
+
+    /// The bytes of the cells of a partition of `boards` boards.
+    pub(super) fn word_bytes(boards: u64) -> usize {
+        8 * boards.div_ceil(L::PER_WORD) as usize
+    }
+
+    /// The summaries, one `u64` per [`SUMMARY_WORDS`] words.
+    pub(super) fn summary_values(&self) -> Vec<u64> {
+        self.summaries.iter().map(|s| s.load(Relaxed)).collect()
+    }
+
+    /// Sets the summaries to `values` (as [`State::summary_values`] gave
+    /// them).
+    ///
+    /// # Panics
+    /// When `values` has not one value per summary.
+    pub(super) fn set_summaries(&mut self, values: &[u64]) {
+        assert_eq!(values.len(), self.summaries.len(), "a value per summary");
+        for (s, &v) in self.summaries.iter().zip(values) {
+            s.store(v, Relaxed);
         }
     }
 

@@ -1,0 +1,425 @@
+//! Where the partitions' cells live between visits: in memory, or in files
+//! of a work directory, mapped only while their partition is worked (so the
+//! process holds one partition's cells, and the page cache whatever else
+//! memory allows), with checkpoints at stage boundaries that a level
+//! resumes from.
+//!
+//! ## The work directory of a level
+//! - `cells-P` (and `generations-P` with a certificate): partition P's words
+//!   of cells (and its recorded generations), as in memory. They are
+//!   allocated in full when made, so that a write through the mapping never
+//!   meets a full disk (which would kill the process, not return an error).
+//! - `checkpoint-a/`, `checkpoint-b/`: the last complete checkpoint, copies
+//!   of those files at the end of a stage and the partitions' summaries
+//!   (`summaries`, little-endian `u64`s, partition after partition), and the
+//!   one being made.
+//! - `manifest.json`: what the level is ([`Manifest`]: rules, seeds,
+//!   partitions, layout), the stage to run next, the stages done, and which
+//!   checkpoint directory holds them. It is written to a temporary name and
+//!   renamed once its checkpoint is complete and synced, so a process killed
+//!   at any point resumes from the last checkpoint, and a full disk fails a
+//!   checkpoint without losing the one before.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use awari_dbformat::huge::{Generations, HugeArray};
+use memmap2::MmapMut;
+use serde::{Deserialize, Serialize};
+
+use super::partition::Partitions;
+use super::state::State;
+use super::Stage;
+use crate::cells::Layout;
+use crate::error::SolveError;
+
+/// The version of the work directory's layout (a manifest of another
+/// version is not resumed).
+pub(super) const VERSION: u32 = 1;
+
+/// What a work directory holds: the level, how it is cut, and how far it is.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct Manifest {
+    /// [`VERSION`].
+    pub version: u32,
+    /// The rule set's name and pits per side.
+    pub rules: String,
+    pub pits: u8,
+    /// The level.
+    pub seeds: u32,
+    pub boards: u64,
+    /// Boards per partition ([`Partitions::size`]).
+    pub partition_size: u64,
+    /// The cell layout's name.
+    pub layout: String,
+    pub record_generations: bool,
+    /// The threshold of the next stage to run (0: every stage is done).
+    pub next_k: u32,
+    /// The stages done, as [`super::SolvedLevel::stages`].
+    pub stages: Vec<Stage>,
+    pub init_seconds: f64,
+    /// The directory of the checkpoint this manifest describes.
+    pub checkpoint: String,
+}
+
+impl Manifest {
+    /// True when `self`, read from a work directory, describes the same
+    /// level, cut and kept the same way, as `wanted`.
+    fn same_level(&self, wanted: &Manifest) -> bool {
+        (
+            self.version,
+            &self.rules,
+            self.pits,
+            self.seeds,
+            self.boards,
+            self.partition_size,
+            &self.layout,
+            self.record_generations,
+        ) == (
+            wanted.version,
+            &wanted.rules,
+            wanted.pits,
+            wanted.seeds,
+            wanted.boards,
+            wanted.partition_size,
+            &wanted.layout,
+            wanted.record_generations,
+        )
+    }
+}
+
+/// The partitions' cells in the files of a work directory.
+pub(super) struct DiskStore {
+    dir: PathBuf,
+    /// Bytes of cells of each partition.
+    word_bytes: Vec<usize>,
+    /// Boards of each partition (for the generations' files).
+    boards: Vec<u64>,
+    record_generations: bool,
+    /// The manifest of the last checkpoint.
+    manifest: Manifest,
+}
+
+/// The free space a level on disk asks for: its files and two checkpoints.
+const COPIES: u64 = 3;
+
+impl DiskStore {
+    /// Opens work directory `dir` (made if missing) for the level `wanted`
+    /// describes, cut into `partitions` with `word_bytes(p)` bytes of cells
+    /// each. When `dir` holds a checkpoint of that very level, the
+    /// partitions' files are restored from it and its manifest is returned
+    /// too; anything else in `dir` is removed and the files made anew,
+    /// zeroed.
+    ///
+    /// # Errors
+    /// A directory or file that cannot be made, read or written, or too
+    /// little free space for the files and two checkpoints
+    /// ([`SolveError::Disk`]).
+    pub fn open(
+        dir: &Path,
+        wanted: Manifest,
+        partitions: Partitions,
+        word_bytes: impl Fn(usize) -> usize,
+    ) -> Result<(DiskStore, Option<Manifest>), SolveError> {
+        fs::create_dir_all(dir).map_err(io(dir))?;
+        let count = partitions.count();
+        let mut store = DiskStore {
+            dir: dir.to_path_buf(),
+            word_bytes: (0..count).map(word_bytes).collect(),
+            boards: (0..count)
+                .map(|p| partitions.range(p).end - partitions.range(p).start)
+                .collect(),
+            record_generations: wanted.record_generations,
+            manifest: wanted,
+        };
+        let found = store.read_manifest();
+        let total = store.bytes();
+        let resumed = match found {
+            Some(found) if found.same_level(&store.manifest) => {
+                store.check_space(COPIES - 1, total)?;
+                let from = store.dir.join(&found.checkpoint);
+                for name in store.file_names() {
+                    copy(&from.join(&name), &store.dir.join(&name))?;
+                }
+                store.manifest = found.clone();
+                Some(found)
+            }
+            _ => {
+                clear_dir(&store.dir)?;
+                store.check_space(COPIES, total)?;
+                for (name, bytes) in store.files() {
+                    allocate(&store.dir.join(name), bytes)?;
+                }
+                None
+            }
+        };
+        Ok((store, resumed))
+    }
+
+    /// The bytes of all partitions' files.
+    pub fn bytes(&self) -> u64 {
+        self.files().iter().map(|(_, bytes)| *bytes as u64).sum()
+    }
+
+    fn check_space(&self, copies: u64, total: u64) -> Result<(), SolveError> {
+        let needed = copies * total + (64 << 20);
+        match crate::memory::free_disk(&self.dir) {
+            Some(free) if free < needed => Err(SolveError::Disk {
+                seeds: self.manifest.seeds,
+                dir: self.dir.clone(),
+                needed: crate::memory::format_size(needed),
+                available: crate::memory::format_size(free),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The partitions' files and their sizes, in order.
+    fn files(&self) -> Vec<(String, usize)> {
+        let mut files = Vec::new();
+        for (p, &bytes) in self.word_bytes.iter().enumerate() {
+            files.push((format!("cells-{p}"), bytes));
+            if self.record_generations {
+                files.push((format!("generations-{p}"), 2 * self.boards[p] as usize));
+            }
+        }
+        files
+    }
+
+    fn file_names(&self) -> Vec<String> {
+        self.files().into_iter().map(|(name, _)| name).collect()
+    }
+
+    fn read_manifest(&self) -> Option<Manifest> {
+        let text = fs::read_to_string(self.dir.join("manifest.json")).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Maps partition `p`'s files into `state`, which holds none.
+    ///
+    /// # Errors
+    /// A file that cannot be opened or mapped.
+    pub fn load<L: Layout>(&self, p: usize, state: &mut State<L>) -> Result<(), SolveError> {
+        state.words = self.map(&format!("cells-{p}"))?;
+        if self.record_generations {
+            let array = self.map(&format!("generations-{p}"))?;
+            state.generations = Some(Generations::from_array(array));
+        }
+        Ok(())
+    }
+
+    /// Unmaps `state`'s files (what was written stays in the files).
+    pub fn unload<L: Layout>(&self, state: &mut State<L>) {
+        state.words = HugeArray::zeroed(0);
+        state.generations = None;
+    }
+
+    fn map(&self, name: &str) -> Result<HugeArray, SolveError> {
+        let path = self.dir.join(name);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(io(&path))?;
+        // SAFETY: the file is this process's own, in its work directory;
+        // nothing else changes or truncates it while it is mapped.
+        let map = unsafe { MmapMut::map_mut(&file) }.map_err(io(&path))?;
+        Ok(HugeArray::from_map(map))
+    }
+
+    /// Makes a checkpoint of the partitions' files (none mapped) and their
+    /// `summaries`, with `manifest` (whose `checkpoint` is set here), and
+    /// makes it the one to resume from.
+    ///
+    /// # Errors
+    /// A file that cannot be written (a full disk): the last checkpoint is
+    /// then still the one to resume from.
+    pub fn checkpoint(
+        &mut self,
+        summaries: &[u64],
+        mut manifest: Manifest,
+    ) -> Result<(), SolveError> {
+        let old = self.manifest.checkpoint.clone();
+        let new = if old == "checkpoint-a" {
+            "checkpoint-b"
+        } else {
+            "checkpoint-a"
+        };
+        let to = self.dir.join(new);
+        if to.exists() {
+            fs::remove_dir_all(&to).map_err(io(&to))?;
+        }
+        fs::create_dir(&to).map_err(io(&to))?;
+        for name in self.file_names() {
+            copy(&self.dir.join(&name), &to.join(&name))?;
+        }
+        let bytes: Vec<u8> = summaries.iter().flat_map(|s| s.to_le_bytes()).collect();
+        write_synced(&to.join("summaries"), &bytes)?;
+        manifest.checkpoint = new.to_string();
+        let text = serde_json::to_vec_pretty(&manifest).expect("a manifest serialises");
+        let tmp = self.dir.join("manifest.json.tmp");
+        write_synced(&tmp, &text)?;
+        let path = self.dir.join("manifest.json");
+        fs::rename(&tmp, &path).map_err(io(&path))?;
+        self.manifest = manifest;
+        let stale = self.dir.join(&old);
+        if !old.is_empty() && stale.exists() {
+            fs::remove_dir_all(&stale).map_err(io(&stale))?;
+        }
+        Ok(())
+    }
+
+    /// The summaries of the checkpoint resumed from, as saved.
+    ///
+    /// # Errors
+    /// A file that cannot be read, or of the wrong size.
+    pub fn summaries(&self, expected: usize) -> Result<Vec<u64>, SolveError> {
+        let path = self.dir.join(&self.manifest.checkpoint).join("summaries");
+        let bytes = fs::read(&path).map_err(io(&path))?;
+        if bytes.len() != 8 * expected {
+            return Err(SolveError::Invalid(format!(
+                "{}: {} bytes of summaries, {} expected",
+                path.display(),
+                bytes.len(),
+                8 * expected
+            )));
+        }
+        Ok(bytes
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+            .collect())
+    }
+
+    /// Removes the work directory (the level is complete).
+    ///
+    /// # Errors
+    /// A file that cannot be removed.
+    pub fn remove(self) -> Result<(), SolveError> {
+        fs::remove_dir_all(&self.dir).map_err(io(&self.dir))
+    }
+}
+
+/// The error of `path` from an I/O error.
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SolveError + '_ {
+    move |source| SolveError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Empties directory `dir` of everything in it.
+fn clear_dir(dir: &Path) -> Result<(), SolveError> {
+    for entry in fs::read_dir(dir).map_err(io(dir))? {
+        let path = entry.map_err(io(dir))?.path();
+        let removed = if path.is_dir() {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
+        removed.map_err(io(&path))?;
+    }
+    Ok(())
+}
+
+/// Makes file `path` of `bytes` zero bytes, its blocks allocated.
+fn allocate(path: &Path, bytes: usize) -> Result<(), SolveError> {
+    let file = File::create(path).map_err(io(path))?;
+    file.set_len(bytes as u64).map_err(io(path))?;
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if bytes > 0 {
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: a valid descriptor and a range within the file.
+        let err = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, bytes as libc::off_t) };
+        // (A file system without it allocates as pages are written.)
+        if err != 0 && err != libc::EOPNOTSUPP && err != libc::EINVAL {
+            return Err(io(path)(std::io::Error::from_raw_os_error(err)));
+        }
+    }
+    Ok(())
+}
+
+/// Copies `from` to `to` and syncs the copy.
+fn copy(from: &Path, to: &Path) -> Result<(), SolveError> {
+    fs::copy(from, to).map_err(io(to))?;
+    File::open(to).and_then(|f| f.sync_all()).map_err(io(to))
+}
+
+/// Writes `bytes` to `path` and syncs it.
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), SolveError> {
+    let mut file = File::create(path).map_err(io(path))?;
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(io(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest(boards: u64, partition_size: u64) -> Manifest {
+        Manifest {
+            version: VERSION,
+            rules: "awari".to_string(),
+            pits: 6,
+            seeds: 20,
+            boards,
+            partition_size,
+            layout: "Narrow".to_string(),
+            record_generations: false,
+            next_k: 20,
+            stages: Vec::new(),
+            init_seconds: 0.0,
+            checkpoint: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_level_larger_than_the_free_disk_is_refused_before_any_file_is_made() {
+        if crate::memory::free_disk(Path::new(".")).is_none() {
+            return; // (No free-space figure on this platform: nothing to check.)
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let partitions = Partitions::new(1 << 20, 2);
+        let wanted = manifest(1 << 20, partitions.size());
+        // An exabyte of cells per partition.
+        let err = DiskStore::open(dir.path(), wanted, partitions, |_| 1 << 60)
+            .err()
+            .expect("refused");
+        assert!(matches!(err, SolveError::Disk { seeds: 20, .. }), "{err}");
+        assert!(err.to_string().contains("needs"), "{err}");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_checkpoint_of_another_level_is_not_resumed() {
+        let dir = tempfile::tempdir().unwrap();
+        let partitions = Partitions::new(1 << 12, 2);
+        let wanted = manifest(1 << 12, partitions.size());
+        let (mut store, resumed) =
+            DiskStore::open(dir.path(), wanted.clone(), partitions, |_| 4096).unwrap();
+        assert!(resumed.is_none());
+        store
+            .checkpoint(
+                &[1, 2, 3],
+                Manifest {
+                    next_k: 7,
+                    ..wanted.clone()
+                },
+            )
+            .unwrap();
+        // The same level resumes at stage 7, with its summaries.
+        let (store, resumed) =
+            DiskStore::open(dir.path(), wanted.clone(), partitions, |_| 4096).unwrap();
+        assert_eq!(resumed.map(|m| m.next_k), Some(7));
+        assert_eq!(store.summaries(3).unwrap(), [1, 2, 3]);
+        // Another rule set starts over.
+        let other = Manifest {
+            rules: "abapa".to_string(),
+            ..wanted
+        };
+        let (_, resumed) = DiskStore::open(dir.path(), other, partitions, |_| 4096).unwrap();
+        assert!(resumed.is_none());
+        assert!(!dir.path().join("manifest.json").exists());
+    }
+}

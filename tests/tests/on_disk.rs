@@ -1,0 +1,173 @@
+//! End-to-end: levels solved in partitions kept on disk (`--on-disk`) write
+//! the same files as levels solved in memory, and a build killed in the middle
+//! of a level resumes from its last checkpoint to the same files.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use awari_tests::{binary, ok_stdout, run, scratch};
+use serde_json::Value;
+
+/// Levels 0..=18 of the 6-pit game solved in memory, with certificates: the
+/// files every on-disk build here must reproduce.
+fn reference() -> &'static PathBuf {
+    static DB: OnceLock<PathBuf> = OnceLock::new();
+    DB.get_or_init(|| {
+        let dir = scratch("disk-reference");
+        let d = dir.to_str().unwrap();
+        ok_stdout(&run(
+            "awari-solve",
+            &["--db", d, "--max-seeds", "18", "--certificate"],
+        ));
+        dir
+    })
+}
+
+/// The level files and certificates of a directory, by name.
+fn database_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "awl" || x == "cert"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+fn assert_same_as_reference(dir: &Path, count: usize) {
+    let files = database_files(dir);
+    let reference = database_files(reference());
+    assert_eq!(files.len(), count, "{:?}", files.keys());
+    for (name, bytes) in &files {
+        assert!(
+            reference[name] == *bytes,
+            "{name} differs from the in-memory build"
+        );
+    }
+}
+
+fn json_lines(out: &str) -> Vec<Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+#[test]
+fn levels_on_disk_in_four_partitions_write_the_same_files() {
+    let dir = scratch("on-disk");
+    let d = dir.to_str().unwrap();
+    let out = ok_stdout(&run(
+        "awari-solve",
+        &[
+            "--db",
+            d,
+            "--max-seeds",
+            "16",
+            "--on-disk",
+            "--partitions",
+            "4",
+            "--checkpoint-seconds",
+            "0",
+            "--certificate",
+            "--json",
+        ],
+    ));
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 17);
+    let last = &lines[16];
+    assert_eq!(last["seeds"], 16);
+    assert_eq!(last["on_disk"], true, "{last}");
+    assert_eq!(last["partitions"], 4, "{last}");
+    assert!(last["resumed_from_stage"].is_null(), "{last}");
+    let sent: u64 = last["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["sent_updates"].as_u64().unwrap())
+        .sum();
+    assert!(sent > 0, "no update crossed partitions: {last}");
+    // 17 levels and their certificates, byte for byte.
+    assert_same_as_reference(&dir, 34);
+    assert!(
+        !dir.join("work").exists(),
+        "the work directory outlives the build"
+    );
+}
+
+#[test]
+fn a_build_killed_mid_level_on_disk_resumes_from_its_checkpoint() {
+    let dir = scratch("disk-resume");
+    let d = dir.to_str().unwrap();
+    // Levels 0..=16 as built in memory; 17 and 18 on disk.
+    for (name, bytes) in database_files(reference()) {
+        let seeds: u32 = name
+            .trim_start_matches("awari-p6-n")
+            .split('.')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        if seeds <= 16 && name.ends_with(".awl") {
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
+    }
+    let args = [
+        "--db",
+        d,
+        "--max-seeds",
+        "18",
+        "--on-disk",
+        "--partitions",
+        "4",
+        "--checkpoint-seconds",
+        "0",
+        "--json",
+    ];
+    let mut child = Command::new(binary("awari-solve"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill -9 once level 18 has a checkpoint past two stages.
+    let manifest = dir
+        .join("work")
+        .join("awari-p6-n18.work")
+        .join("manifest.json");
+    let started = Instant::now();
+    let stages_done = || -> usize {
+        std::fs::read_to_string(&manifest)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .map_or(0, |m| m["stages"].as_array().map_or(0, Vec::len))
+    };
+    while stages_done() < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "level 18 never made a checkpoint"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the build ended early");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    assert!(
+        !dir.join("awari-p6-n18.awl").exists(),
+        "no partial level may stand as a level"
+    );
+
+    let lines = json_lines(&ok_stdout(&run("awari-solve", &args)));
+    let level18 = lines.iter().find(|l| l["seeds"] == 18).unwrap();
+    assert_eq!(level18["status"], "built");
+    let resumed = level18["resumed_from_stage"].as_u64();
+    assert!(
+        resumed.is_some_and(|k| k < 18),
+        "level 18 started over: {level18}"
+    );
+    assert_same_as_reference(&dir, 19);
+}
