@@ -33,6 +33,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Count(args) => cmd::count::run(args),
@@ -51,5 +52,17 @@ fn main() -> ExitCode {
             eprintln!("awari-probe: error: {err}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Makes a closed standard output (`awari-probe count | head`) end the
+/// process quietly, as it does other command-line tools, rather than make
+/// the next print panic.
+fn quiet_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restores the default action of one signal, before any thread
+    // is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -17,7 +17,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
 use crate::error::SolveError;
-use crate::lower::LowerLevels;
+use crate::lower::{self, LowerLevels};
+use crate::mapped;
 use crate::memory::{format_size, peak_resident};
 use crate::retro::{self, Stage, GENERATION_BYTES_PER_BOARD};
 use crate::stats;
@@ -122,6 +123,10 @@ pub struct LevelReport {
     /// the peak less these is what the level itself cost.
     #[serde(default)]
     pub lower_levels_bytes: u64,
+    /// Whether the lower levels were read from files of scores, mapped (the
+    /// page cache holding what memory allows), rather than from memory.
+    #[serde(default)]
+    pub lower_levels_in_files: bool,
     /// Solver state per board of this level, in bytes: the cells of value
     /// and counter (1.333, or 1.6 above 31 seeds), plus the frontier lists
     /// the memory budget allowed.
@@ -200,6 +205,26 @@ pub fn build(
     // The highest level that needs work decides which lower levels are read.
     let last_missing = plan.levels.iter().rev().find(|&&n| !complete(n)).copied();
     let mut lower = LowerLevels::new(rules.pits());
+    // The lower levels go to files of scores, mapped, when they do not fit
+    // in memory beside the highest level to solve (or with --on-disk).
+    let lower_in_files = options.on_disk
+        || last_missing.is_some_and(|m| {
+            let below = plan.levels.iter().filter(|&&s| s + 2 <= m);
+            let bytes = below.map(|&s| index.level_size(s)).sum();
+            plan_memory(m, index.level_size(m), bytes, options).map_or(true, |p| p.on_disk)
+        });
+    let work_dir = options
+        .work_dir
+        .clone()
+        .unwrap_or_else(|| options.dir.join("work"));
+    let scores_path = |seeds| {
+        work_dir
+            .join(id(seeds).file_name())
+            .with_extension("scores")
+    };
+    if lower_in_files && last_missing.is_some() {
+        fs::create_dir_all(&work_dir).map_err(mapped::io(&work_dir))?;
+    }
 
     for &seeds in &plan.levels {
         let path = file::level_path(&options.dir, id(seeds));
@@ -207,17 +232,27 @@ pub fn build(
         if path.exists() {
             let reader = LevelReader::open_expecting(&path, id(seeds))?;
             let stats_file = stats_path(&path);
-            let mut values = None;
-            if needed_later || !stats_file.exists() {
-                let mut decoded = reader.decode_all()?;
+            let decode = |out: &mut [i8]| -> Result<(), SolveError> {
+                reader.decode_into(out)?;
                 if reader.stored() == Stored::LowerBounds {
                     // Captures reach every level below seeds - 1, all loaded.
-                    file::resolve_level_in(rules, seeds, 0, &mut decoded, |s| {
+                    file::resolve_level_in(rules, seeds, 0, out, |s| {
                         lower
                             .level(s)
                             .expect("the levels captures reach are loaded")
                     });
                 }
+                Ok(())
+            };
+            let mut values = None;
+            if needed_later && lower_in_files {
+                let boards = index.level_size(seeds);
+                let scores =
+                    lower::scores_in_file(&scores_path(seeds), boards, Some(&path), decode)?;
+                values = Some(Arc::new(scores));
+            } else if needed_later || !stats_file.exists() {
+                let mut decoded = reader.decode_all()?;
+                decode(&mut decoded)?;
                 values = Some(Arc::new(decoded));
             }
             let level_report = match read_report(&stats_file) {
@@ -252,15 +287,12 @@ pub fn build(
         file::release_contexts();
         crate::memory::give_back_free_heap();
         let boards = index.level_size(seeds);
-        let level_plan = plan_memory(seeds, boards, lower.bytes(), options)?;
+        let lower_in_memory = if lower_in_files { 0 } else { lower.bytes() };
+        let level_plan = plan_memory(seeds, boards, lower_in_memory, options)?;
         let list_entries = level_plan.list_entries;
         let started = Instant::now();
         let io_before = crate::memory::disk_io();
         let bar = progress_bar(options.progress, seeds, boards);
-        let work_dir = options
-            .work_dir
-            .clone()
-            .unwrap_or_else(|| options.dir.join("work"));
         let solve_options = retro::SolveOptions {
             record_generations: options.certificate,
             list_entries: Some(list_entries),
@@ -269,13 +301,10 @@ pub fn build(
                 .on_disk
                 .then(|| work_dir.join(id(seeds).file_name()).with_extension("work")),
             checkpoint_seconds: options.checkpoint_seconds,
+            resident_partitions: level_plan.resident_partitions,
             ..retro::SolveOptions::default()
         };
         let solved = retro::solve_level(rules, seeds, &lower, &bar, &solve_options)?;
-        if level_plan.on_disk {
-            // (Only when empty: the directory may be the user's.)
-            let _ = fs::remove_dir(&work_dir);
-        }
         let solve_seconds = started.elapsed().as_secs_f64();
         bar.set_message("writing");
         let values = Arc::new(solved.values);
@@ -327,6 +356,7 @@ pub fn build(
             write_seconds: seconds - solve_seconds,
             peak_memory_bytes: peak_resident().unwrap_or(0),
             lower_levels_bytes: lower.bytes(),
+            lower_levels_in_files: lower_in_files,
             file_bytes,
             disk_read_bytes: io_delta(io_before).0,
             disk_written_bytes: io_delta(io_before).1,
@@ -335,9 +365,30 @@ pub fn build(
         write_report(&stats_path(&written), &level_report)?;
         report(&level_report);
         if last_missing.is_some_and(|m| seeds + 2 <= m) {
-            lower.insert(seeds, values);
+            if lower_in_files {
+                let copy = |out: &mut [i8]| {
+                    out.copy_from_slice(&values);
+                    Ok(())
+                };
+                let scores = lower::scores_in_file(&scores_path(seeds), boards, None, copy)?;
+                lower.insert(seeds, Arc::new(scores));
+            } else {
+                lower.insert(seeds, values);
+            }
         }
     }
+    // Every level is built: the scores kept in files go, and the work
+    // directory with them when empty (it may be the user's own).
+    drop(lower);
+    if lower_in_files {
+        for &seeds in &plan.levels {
+            let path = scores_path(seeds);
+            if path.exists() {
+                fs::remove_file(&path).map_err(mapped::io(&path))?;
+            }
+        }
+    }
+    let _ = fs::remove_dir(&work_dir);
     Ok(())
 }
 
@@ -355,6 +406,8 @@ struct LevelPlan {
     partitions: u64,
     /// Whether their cells are kept in files.
     on_disk: bool,
+    /// On disk: the partitions that fit in memory at once.
+    resident_partitions: usize,
 }
 
 /// Memory per board of a level kept on disk besides one partition's cells:
@@ -378,8 +431,9 @@ const MAX_DISK_PARTITIONS: u64 = 4096;
 ///
 /// # Errors
 /// [`SolveError::Memory`] up front when even the smallest plan exceeds the
-/// budget: the lower levels (in memory), with the finished level's values
-/// while its file is written (1.125 bytes per board), and one partition.
+/// budget: the lower levels (`lower_bytes`, 0 when they are in files), the
+/// writer's working memory, the maps and mail of a level on disk, and one
+/// partition.
 fn plan_memory(
     seeds: u32,
     boards: u64,
@@ -414,13 +468,14 @@ fn plan_memory(
             list_entries: lists_within(budget - in_memory),
             partitions: options.partitions.unwrap_or(1),
             on_disk: false,
+            resident_partitions: usize::MAX,
         });
     }
-    // On disk: the values and free bits of the whole level are made in
-    // memory at the end, and the level's maps and mail stay in memory.
-    let values = boards + boards.div_ceil(8);
+    // On disk: the level's values, free bits and generations are
+    // assembled in files too (taking the page cache), so besides one
+    // partition's cells memory holds the maps and the mail.
     let maps = (boards as f64 * DISK_MODE_BYTES_PER_BOARD) as u64;
-    let fixed = base + values.max(maps);
+    let fixed = base + maps;
     let partition_bytes = |k: u64| (boards.div_ceil(k) as f64 * per_board) as u64 + maps;
     let partitions = match options.partitions {
         Some(k) => k,
@@ -439,10 +494,16 @@ fn plan_memory(
             budget: format_size(budget),
         });
     }
+    // The room left keeps more partitions mapped at once (each mapping
+    // pages its partition in again), before it goes to frontier lists.
+    let cells = partition_bytes(partitions) - maps;
+    let resident = (1 + (budget - needed) / cells.max(1)).min(partitions);
+    let spare = budget - needed - (resident - 1) * cells;
     Ok(LevelPlan {
-        list_entries: lists_within(budget - needed),
+        list_entries: lists_within(spare),
         partitions,
         on_disk: true,
+        resident_partitions: resident as usize,
     })
 }
 
@@ -468,6 +529,7 @@ fn make_report_shell(rules: Rules, seeds: u32, boards: u64, stages: Vec<Stage>) 
         write_seconds: 0.0,
         peak_memory_bytes: 0,
         lower_levels_bytes: 0,
+        lower_levels_in_files: false,
         // (The lists a level was built with are not known from its file.)
         state_bytes_per_board: retro::state_bytes_per_board(
             seeds,
@@ -597,8 +659,7 @@ mod tests {
         assert_eq!(in_memory(fixed + 2 * boards, true), 0);
 
         // Less: the level goes to disk, in as few partitions as fit, more
-        // as the budget shrinks. (The whole level's values and free bits,
-        // 1.125 bytes per board, are still made in memory at the end.)
+        // as the budget shrinks.
         let on_disk = |budget: u64| {
             let plan = plan(budget, false).unwrap();
             assert!(plan.on_disk, "{budget}: {plan:?}");
@@ -606,7 +667,7 @@ mod tests {
         };
         let two = on_disk(fixed - 1);
         assert!(two >= 2, "{two} partitions");
-        let tighter = on_disk(fixed - boards / 20);
+        let tighter = on_disk(fixed - cells / 2);
         assert!(
             tighter > two,
             "{tighter} partitions for a smaller budget than {two}"

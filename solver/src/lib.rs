@@ -24,6 +24,7 @@ pub mod cells;
 pub mod error;
 pub mod lists;
 pub mod lower;
+pub mod mapped;
 pub mod memory;
 pub mod retro;
 pub mod stats;

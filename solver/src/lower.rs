@@ -1,10 +1,17 @@
-//! The finished lower levels, decoded in memory, as the solver reads them.
+//! The finished lower levels, decoded, as the solver reads them: in memory,
+//! or in files of scores mapped so that the page cache holds what memory
+//! allows (for levels whose lower levels do not fit in the budget).
 
+use std::fs::File;
+use std::path::Path;
 use std::sync::Arc;
 
 use awari_dbformat::{Board, Index, Score};
 
 use awari_dbformat::huge::Values;
+
+use crate::error::SolveError;
+use crate::mapped;
 
 /// The values of finished levels, one signed byte per stored board in index order.
 ///
@@ -106,4 +113,41 @@ impl LowerLevels {
             .as_ref()
             .expect("a capture reached a level that is not loaded")
     }
+}
+
+/// The scores of a level of `boards` boards in file `path`, one signed byte
+/// per board in index order (the layout `awari-probe export` writes),
+/// mapped: as found when it has that size and is newer than `source` (the
+/// level file the scores come from), else made anew by `fill` (always
+/// without a `source`).
+///
+/// The file is filled under a temporary name, synced and renamed, so a
+/// file at `path` is always complete.
+///
+/// # Errors
+/// What `fill` returns, or [`SolveError::Io`] naming the file that cannot be
+/// made, written or mapped (a full disk).
+pub fn scores_in_file(
+    path: &Path,
+    boards: u64,
+    source: Option<&Path>,
+    fill: impl FnOnce(&mut [i8]) -> Result<(), SolveError>,
+) -> Result<Values, SolveError> {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let current = std::fs::metadata(path).is_ok_and(|m| m.len() == boards)
+        && match (source.map(modified), modified(path)) {
+            (Some(Some(made)), Some(scores)) => scores >= made,
+            _ => false,
+        };
+    if current {
+        return Ok(Values::from_array(mapped::open(path)?));
+    }
+    let tmp = path.with_extension("scores.tmp");
+    let mut values = Values::from_array(mapped::create(&tmp, boards as usize)?);
+    fill(&mut values)?;
+    File::open(&tmp)
+        .and_then(|f| f.sync_all())
+        .map_err(mapped::io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(mapped::io(path))?;
+    Ok(values)
 }

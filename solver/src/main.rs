@@ -54,7 +54,8 @@ struct Cli {
     /// generation in which each board was decided), with which
     /// `awari-probe verify` proves the values in one forward pass instead of
     /// searching for the proofs. Costs 2 bytes per board while solving and about
-    /// a byte per board on disk; it is checked, never trusted.
+    /// half a byte per board on disk (docs/performance.md); it is checked,
+    /// never trusted.
     #[arg(long)]
     certificate: bool,
     /// Store every board's exact score (format version 1 or 2). By default a
@@ -92,6 +93,7 @@ fn parse_memory(text: &str) -> Result<u64, String> {
 }
 
 fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -185,4 +187,17 @@ fn json_line(r: &LevelReport) -> serde_json::Value {
     v["counts_stored"] = awari_solver::stats::counts_json(&r.counts_stored);
     v["counts_all"] = awari_solver::stats::counts_json(&r.counts_all);
     v
+}
+
+/// Makes a closed standard output (`awari-solve --json | head -1`) end the
+/// process quietly, as it does other command-line tools, rather than make
+/// the next print panic. (Whatever level was being written is left as a
+/// temporary file and built again on the next run.)
+fn quiet_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restores the default action of one signal, before any thread
+    // is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }

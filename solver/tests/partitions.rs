@@ -118,7 +118,12 @@ fn partitions_on_disk_solve_alike_and_leave_no_work_directory() {
     };
     for set in [RuleSet::Awari, RuleSet::GrandSlamReplay] {
         let rules = Rules::new(set, 6).unwrap();
-        let variants = [partitioned(1), on_disk(1), on_disk(3), on_disk(16)];
+        // (Two of 16 mapped at once: partitions unmapped and mapped again.)
+        let two_resident = SolveOptions {
+            resident_partitions: 2,
+            ..on_disk(16)
+        };
+        let variants = [partitioned(1), on_disk(1), on_disk(3), two_resident];
         assert_same(rules, 11, &variants);
     }
     let left: Vec<_> = std::fs::read_dir(scratch.path()).unwrap().collect();

@@ -171,3 +171,24 @@ fn a_build_killed_mid_level_on_disk_resumes_from_its_checkpoint() {
     );
     assert_same_as_reference(&dir, 19);
 }
+
+#[test]
+fn a_budget_too_small_for_memory_sends_the_level_and_the_lower_levels_to_disk() {
+    let dir = scratch("disk-budget");
+    let d = dir.to_str().unwrap();
+    // Level 18 in memory with levels 0..=16 needs about 180 MB.
+    let out = ok_stdout(&run(
+        "awari-solve",
+        &["--db", d, "--max-seeds", "18", "--memory", "120M", "--json"],
+    ));
+    let lines = json_lines(&out);
+    let last = &lines[18];
+    assert_eq!(last["on_disk"], true, "{last}");
+    assert!(last["partitions"].as_u64().unwrap() > 1, "{last}");
+    assert_eq!(last["lower_levels_in_files"], true, "{last}");
+    assert_same_as_reference(&dir, 19);
+    assert!(
+        !dir.join("work").exists(),
+        "the scores files outlive the build"
+    );
+}

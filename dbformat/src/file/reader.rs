@@ -237,11 +237,24 @@ impl LevelReader {
             path: self.path.clone(),
             source,
         })?;
+        self.decode_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// As [`LevelReader::decode_all`], into `out` (memory of the caller's,
+    /// such as a mapped file), one byte per board of the level.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] naming the file and the first bad block found.
+    ///
+    /// # Panics
+    /// When `out` does not hold exactly one byte per board of the level.
+    pub fn decode_into(&self, out: &mut [i8]) -> Result<()> {
+        assert_eq!(out.len() as u64, self.boards(), "one byte per board");
         let bb = self.block_boards() as usize;
         out.par_chunks_mut(bb)
             .enumerate()
-            .try_for_each(|(b, chunk)| self.decode_block_into(b as u64, chunk))?;
-        Ok(out)
+            .try_for_each(|(b, chunk)| self.decode_block_into(b as u64, chunk))
     }
 
     /// The stored values of boards `first .. first + len`, decoded in parallel, with

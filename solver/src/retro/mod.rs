@@ -21,7 +21,7 @@
 //! ## State: 1.333 bytes per board
 //! Each board has a [`Cell`](crate::cells::Cell) of 10 bits, six to a 64-bit word ([`crate::cells`];
 //! 12 bits, five to a word, above 31 seeds):
-//! - its value: `B(p)` (or the layout's [`Layout::NO_EXIT`](crate::cells::Layout::NO_EXIT)) until p is
+//! - its value: `B(p)` (or the layout's [`Layout::NO_EXIT`]) until p is
 //!   decided, then p's value;
 //! - its nibble: the counter `0..=8` while undecided, `DONE` once decided and
 //!   visited, or one of two frontier marks (`MARK_A`, `MARK_B`) while
@@ -215,7 +215,8 @@ pub struct SolveOptions {
     /// state, the fastest when it fits).
     pub partitions: u64,
     /// Where the partitions' cells live: `None`, in memory; a directory,
-    /// in files there, mapped one partition at a time, with checkpoints to
+    /// in files there, at most `resident_partitions` of them mapped at a
+    /// time, with checkpoints to
     /// resume from (see the docs of the `store` module in the source). The
     /// directory is the level's own: a checkpoint of the same level found
     /// there is resumed, anything else removed; it is removed when the
@@ -225,6 +226,10 @@ pub struct SolveOptions {
     /// and at the end of each stage that ends at least this many seconds
     /// after the last checkpoint.
     pub checkpoint_seconds: f64,
+    /// With a work directory: the partitions kept mapped at once (at least
+    /// one); the one mapped longest ago is unmapped to map another. Each
+    /// mapping pages its partition in again, so fewer cost time.
+    pub resident_partitions: usize,
 }
 
 impl Default for SolveOptions {
@@ -236,6 +241,7 @@ impl Default for SolveOptions {
             partitions: 1,
             work_dir: None,
             checkpoint_seconds: 60.0,
+            resident_partitions: usize::MAX,
         }
     }
 }
@@ -307,22 +313,18 @@ enum Store {
 }
 
 impl Store {
-    /// Runs `f` on partition `p`, its cells (and generations) at hand.
+    /// Runs `f` on partition `p` of `states`, its cells (and generations)
+    /// at hand.
     fn with<L: Layout, R>(
-        &self,
+        &mut self,
         p: usize,
-        state: &mut State<L>,
+        states: &mut [State<L>],
         f: impl FnOnce(&State<L>) -> R,
     ) -> Result<R, SolveError> {
-        match self {
-            Store::Memory => Ok(f(state)),
-            Store::Disk(disk) => {
-                disk.load(p, state)?;
-                let result = f(state);
-                disk.unload(state);
-                Ok(result)
-            }
+        if let Store::Disk(disk) = self {
+            disk.make_resident(p, states)?;
         }
+        Ok(f(&states[p]))
     }
 }
 
@@ -366,7 +368,13 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
                 let range = partitions.range(p);
                 State::<L>::word_bytes(range.end - range.start)
             };
-            let (disk, resumed) = DiskStore::open(dir, identity.clone(), partitions, word_bytes)?;
+            let (disk, resumed) = DiskStore::open(
+                dir,
+                identity.clone(),
+                partitions,
+                word_bytes,
+                options.resident_partitions,
+            )?;
             (Store::Disk(Box::new(disk)), resumed)
         }
     };
@@ -399,8 +407,8 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
         }
         _ => {
             let started = Instant::now();
-            for (p, state) in states.iter_mut().enumerate() {
-                store.with(p, state, |state| {
+            for p in 0..count {
+                store.with(p, &mut states, |state| {
                     init::init::<L, P>(rules, seeds, index, lower, state, progress)
                 })?;
             }
@@ -421,9 +429,11 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
         progress.set_message(format!("stage {k}"));
         let started = Instant::now();
         let mut decided = Decided::default();
-        for (p, (state, frontier)) in states.iter_mut().zip(&mut frontiers).enumerate() {
+        for (p, frontier) in frontiers.iter_mut().enumerate() {
             frontier.new_stage();
-            decided += store.with(p, state, |state| stage::seed(state, k, seeds, progress))?;
+            decided += store.with(p, &mut states, |state| {
+                stage::seed(state, k, seeds, progress)
+            })?;
         }
         let seeding_seconds = started.elapsed().as_secs_f64();
         // Generation by generation: each partition with a frontier visits
@@ -441,7 +451,7 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
             for p in active {
                 let outbox = Outbox::new(&mail, OUTBOX_UPDATES);
                 let frontier = &mut frontiers[p];
-                decided += store.with(p, &mut states[p], |state| {
+                decided += store.with(p, &mut states, |state| {
                     stage::visit::<L, P>(
                         rules,
                         seeds,
@@ -458,12 +468,12 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
                 sent_updates += outbox.sent();
             }
             if count > 1 {
-                for (p, (state, frontier)) in states.iter_mut().zip(&frontiers).enumerate() {
+                for (p, frontier) in frontiers.iter().enumerate() {
                     let updates = mail.take(p);
                     if updates.is_empty() {
                         continue;
                     }
-                    decided += store.with(p, state, |state| {
+                    decided += store.with(p, &mut states, |state| {
                         stage::take_updates::<L, P>(
                             state,
                             frontier,
@@ -501,9 +511,23 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
     }
     progress.set_message("done");
     let (values, free, generations) = match store {
-        Store::Memory => assemble(states, seeds, boards, |_, _| Ok(())),
+        Store::Memory => assemble(
+            states,
+            seeds,
+            boards,
+            |_, _| Ok(()),
+            |_, bytes| Ok(HugeArray::zeroed(bytes)),
+        ),
         Store::Disk(disk) => {
-            let assembled = assemble(states, seeds, boards, |p, state| disk.load(p, state))?;
+            // The level's arrays in files too, so that they take the page
+            // cache, not memory the budget has no room for.
+            let assembled = assemble(
+                states,
+                seeds,
+                boards,
+                |p, state| disk.load(p, state),
+                |name, bytes| disk.array(name, bytes),
+            )?;
             disk.remove()?;
             Ok(assembled)
         }
@@ -536,13 +560,15 @@ fn checkpoint<L: Layout>(
 }
 
 /// The values, free bits and generations of the whole level from those of
-/// its partitions (in order), each made at hand by `load` first; a single
-/// partition in memory gives its own arrays.
+/// its partitions (in order), each made at hand by `load` first, into arrays
+/// of zeros that `array(name, bytes)` makes; a single partition in memory
+/// gives its own arrays.
 fn assemble<L: Layout>(
     mut states: Vec<State<L>>,
     seeds: u32,
     boards: u64,
     load: impl Fn(usize, &mut State<L>) -> Result<(), SolveError>,
+    array: impl Fn(&str, usize) -> Result<HugeArray, SolveError>,
 ) -> Result<(Values, HugeArray, Option<Generations>), SolveError> {
     let in_memory = states
         .iter()
@@ -553,15 +579,19 @@ fn assemble<L: Layout>(
         let (values, free) = state.into_values(seeds);
         return Ok((values, free, generations));
     }
-    let mut values = Values::zeroed(boards);
-    let mut free = HugeArray::zeroed(8 * boards.div_ceil(64) as usize);
+    let mut values = Values::from_array(array("level-values", boards as usize)?);
+    let mut free = array("level-free", 8 * boards.div_ceil(64) as usize)?;
     let mut generations: Option<Generations> = None;
     for (p, mut state) in states.into_iter().enumerate() {
         load(p, &mut state)?;
         let range = state.range();
         let (start, end) = (range.start as usize, range.end as usize);
         if let Some(own) = state.generations.take() {
-            let all = generations.get_or_insert_with(|| Generations::zeroed(boards));
+            if generations.is_none() {
+                let bytes = 2 * boards as usize;
+                generations = Some(Generations::from_array(array("level-generations", bytes)?));
+            }
+            let all = generations.as_mut().expect("made above");
             all[start..end].copy_from_slice(&own);
         }
         let (own_values, own_free) = state.into_values(seeds);

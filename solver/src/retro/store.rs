@@ -20,12 +20,12 @@
 //!   at any point resumes from the last checkpoint, and a full disk fails a
 //!   checkpoint without losing the one before.
 
-use std::fs::{self, File, OpenOptions};
+use std::collections::VecDeque;
+use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use awari_dbformat::huge::{Generations, HugeArray};
-use memmap2::MmapMut;
 use serde::{Deserialize, Serialize};
 
 use super::partition::Partitions;
@@ -33,6 +33,7 @@ use super::state::State;
 use super::Stage;
 use crate::cells::Layout;
 use crate::error::SolveError;
+use crate::mapped::{self, allocate, io};
 
 /// The version of the work directory's layout (a manifest of another
 /// version is not resumed).
@@ -99,6 +100,10 @@ pub(super) struct DiskStore {
     record_generations: bool,
     /// The manifest of the last checkpoint.
     manifest: Manifest,
+    /// The partitions mapped now, the one mapped longest ago first.
+    mapped: VecDeque<usize>,
+    /// At most this many mapped at once.
+    resident: usize,
 }
 
 /// The free space a level on disk asks for: its files and two checkpoints.
@@ -121,6 +126,7 @@ impl DiskStore {
         wanted: Manifest,
         partitions: Partitions,
         word_bytes: impl Fn(usize) -> usize,
+        resident: usize,
     ) -> Result<(DiskStore, Option<Manifest>), SolveError> {
         fs::create_dir_all(dir).map_err(io(dir))?;
         let count = partitions.count();
@@ -132,6 +138,8 @@ impl DiskStore {
                 .collect(),
             record_generations: wanted.record_generations,
             manifest: wanted,
+            mapped: VecDeque::new(),
+            resident: resident.max(1),
         };
         let found = store.read_manifest();
         let total = store.bytes();
@@ -196,11 +204,38 @@ impl DiskStore {
         serde_json::from_str(&text).ok()
     }
 
-    /// Maps partition `p`'s files into `state`, which holds none.
+    /// Maps partition `p`'s files into `states[p]` unless they are mapped,
+    /// first unmapping those of the partition mapped longest ago when as
+    /// many as allowed are mapped.
+    ///
+    /// # Errors
+    /// A file that cannot be opened or mapped.
+    pub fn make_resident<L: Layout>(
+        &mut self,
+        p: usize,
+        states: &mut [State<L>],
+    ) -> Result<(), SolveError> {
+        if self.mapped.contains(&p) {
+            return Ok(());
+        }
+        while self.mapped.len() >= self.resident {
+            let oldest = self.mapped.pop_front().expect("a mapped partition");
+            self.unload(&mut states[oldest]);
+        }
+        self.load(p, &mut states[p])?;
+        self.mapped.push_back(p);
+        Ok(())
+    }
+
+    /// Maps partition `p`'s files into `state` (which holds none, or holds
+    /// them already: then nothing is done).
     ///
     /// # Errors
     /// A file that cannot be opened or mapped.
     pub fn load<L: Layout>(&self, p: usize, state: &mut State<L>) -> Result<(), SolveError> {
+        if self.mapped.contains(&p) {
+            return Ok(());
+        }
         state.words = self.map(&format!("cells-{p}"))?;
         if self.record_generations {
             let array = self.map(&format!("generations-{p}"))?;
@@ -210,25 +245,27 @@ impl DiskStore {
     }
 
     /// Unmaps `state`'s files (what was written stays in the files).
-    pub fn unload<L: Layout>(&self, state: &mut State<L>) {
+    fn unload<L: Layout>(&self, state: &mut State<L>) {
         state.words = HugeArray::zeroed(0);
         state.generations = None;
     }
 
     fn map(&self, name: &str) -> Result<HugeArray, SolveError> {
-        let path = self.dir.join(name);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(io(&path))?;
-        // SAFETY: the file is this process's own, in its work directory;
-        // nothing else changes or truncates it while it is mapped.
-        let map = unsafe { MmapMut::map_mut(&file) }.map_err(io(&path))?;
-        Ok(HugeArray::from_map(map))
+        mapped::open(&self.dir.join(name))
     }
 
-    /// Makes a checkpoint of the partitions' files (none mapped) and their
+    /// A new file `name` of `bytes` zero bytes in the work directory,
+    /// mapped (for the whole level's arrays when it is complete; the file
+    /// goes with the directory, its pages stay mapped until dropped).
+    ///
+    /// # Errors
+    /// A file that cannot be made or mapped (a full disk).
+    pub fn array(&self, name: &str, bytes: usize) -> Result<HugeArray, SolveError> {
+        mapped::create(&self.dir.join(name), bytes)
+    }
+
+    /// Makes a checkpoint of the partitions' files (read through the page
+    /// cache, which mapped partitions write to) and their
     /// `summaries`, with `manifest` (whose `checkpoint` is set here), and
     /// makes it the one to resume from.
     ///
@@ -300,14 +337,6 @@ impl DiskStore {
     }
 }
 
-/// The error of `path` from an I/O error.
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SolveError + '_ {
-    move |source| SolveError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
 /// Empties directory `dir` of everything in it.
 fn clear_dir(dir: &Path) -> Result<(), SolveError> {
     for entry in fs::read_dir(dir).map_err(io(dir))? {
@@ -318,23 +347,6 @@ fn clear_dir(dir: &Path) -> Result<(), SolveError> {
             fs::remove_file(&path)
         };
         removed.map_err(io(&path))?;
-    }
-    Ok(())
-}
-
-/// Makes file `path` of `bytes` zero bytes, its blocks allocated.
-fn allocate(path: &Path, bytes: usize) -> Result<(), SolveError> {
-    let file = File::create(path).map_err(io(path))?;
-    file.set_len(bytes as u64).map_err(io(path))?;
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if bytes > 0 {
-        use std::os::unix::io::AsRawFd;
-        // SAFETY: a valid descriptor and a range within the file.
-        let err = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, bytes as libc::off_t) };
-        // (A file system without it allocates as pages are written.)
-        if err != 0 && err != libc::EOPNOTSUPP && err != libc::EINVAL {
-            return Err(io(path)(std::io::Error::from_raw_os_error(err)));
-        }
     }
     Ok(())
 }
@@ -383,7 +395,7 @@ mod tests {
         let partitions = Partitions::new(1 << 20, 2);
         let wanted = manifest(1 << 20, partitions.size());
         // An exabyte of cells per partition.
-        let err = DiskStore::open(dir.path(), wanted, partitions, |_| 1 << 60)
+        let err = DiskStore::open(dir.path(), wanted, partitions, |_| 1 << 60, 1)
             .err()
             .expect("refused");
         assert!(matches!(err, SolveError::Disk { seeds: 20, .. }), "{err}");
@@ -397,7 +409,7 @@ mod tests {
         let partitions = Partitions::new(1 << 12, 2);
         let wanted = manifest(1 << 12, partitions.size());
         let (mut store, resumed) =
-            DiskStore::open(dir.path(), wanted.clone(), partitions, |_| 4096).unwrap();
+            DiskStore::open(dir.path(), wanted.clone(), partitions, |_| 4096, 1).unwrap();
         assert!(resumed.is_none());
         store
             .checkpoint(
@@ -410,7 +422,7 @@ mod tests {
             .unwrap();
         // The same level resumes at stage 7, with its summaries.
         let (store, resumed) =
-            DiskStore::open(dir.path(), wanted.clone(), partitions, |_| 4096).unwrap();
+            DiskStore::open(dir.path(), wanted.clone(), partitions, |_| 4096, 1).unwrap();
         assert_eq!(resumed.map(|m| m.next_k), Some(7));
         assert_eq!(store.summaries(3).unwrap(), [1, 2, 3]);
         // Another rule set starts over.
@@ -418,7 +430,7 @@ mod tests {
             rules: "abapa".to_string(),
             ..wanted
         };
-        let (_, resumed) = DiskStore::open(dir.path(), other, partitions, |_| 4096).unwrap();
+        let (_, resumed) = DiskStore::open(dir.path(), other, partitions, |_| 4096, 1).unwrap();
         assert!(resumed.is_none());
         assert!(!dir.path().join("manifest.json").exists());
     }
