@@ -198,7 +198,8 @@ impl Board {
     }
 
     /// True when the opponent's row has an empty pit: exactly the boards a
-    /// database stores (rules.md, "Which boards are stored").
+    /// database stores (`docs/rules.md`, "Which boards are stored, and their
+    /// order").
     #[inline]
     pub fn is_stored(&self) -> bool {
         Board::stored_packed(self.packed(), u32::from(self.per_side))

@@ -1,7 +1,7 @@
 //! The index: a bijection between the stored boards of one level and `0..size`.
 //!
-//! The order is the one of the published Romein–Bal files (rules.md, "Which boards
-//! are stored, and their order"): boards with `n` seeds, in increasing
+//! The order is the one of the published Romein–Bal files (`docs/rules.md`, "Which
+//! boards are stored, and their order"): boards with `n` seeds, in increasing
 //! lexicographic order of `(pit 2P-1, pit 2P-2, ..., pit 0)`, skipping boards whose
 //! opponent row has no empty pit.
 //!
@@ -295,9 +295,9 @@ impl Index {
     ///
     /// Two walks, because each wins where it is used: this one, without a
     /// branch on the first empty pit, in the solver's loops; the general one,
-    /// which stops there, for [`Index::rank`] of boards one at a time (at
-    /// 2026-12-02, `rank` made of this walk for every size took 26-36 ns
-    /// against 22-32 ns in `bench_moves`, alternating).
+    /// which stops there, for [`Index::rank`] of boards one at a time (a
+    /// `rank` made of this walk was slower in `bench_moves`; the figures are
+    /// in `docs/performance.md`).
     #[inline(always)]
     pub(crate) fn opponent_walk_packed<const P: usize>(
         &self,
@@ -798,7 +798,7 @@ mod tests {
 
     #[test]
     fn published_index_examples() {
-        // rules.md, "Which boards are stored, and their order".
+        // docs/rules.md, "Which boards are stored, and their order".
         let ix = Index::for_pits(6);
         let first_five: Vec<Board> = ix.boards(2).take(5).collect();
         let want = [

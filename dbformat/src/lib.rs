@@ -2,7 +2,7 @@
 //!
 //! - [`Board`]: the seeds in each pit, seen from the player to move, with a
 //!   notation for people (`1 1 1 1 1 2 / 4 2 3 0 0 0`) and a two-row drawing.
-//! - [`Rules`] and [`RuleSet`]: the four "starving" rule sets of rules.md and the
+//! - [`Rules`] and [`RuleSet`]: the four "starving" rule sets of `docs/rules.md` and the
 //!   number of pits per side (2 to 8).
 //! - [`Rules::legal_moves`], [`Rules::play`], [`Rules::unmoves`]: sowing and
 //!   captures forward, and the parents of a board within its level.

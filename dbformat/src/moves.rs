@@ -5,7 +5,7 @@
 //! Forced endings then need no special case: when every move leaves the opponent
 //! without seeds, the moves are played anyway, the child's mover has an empty row,
 //! and the child's value `-m` gives the mover all remaining seeds, exactly the `+n`
-//! of rules.md.
+//! of `docs/rules.md`.
 
 use crate::board::{pit_label, pits_of_two_or_three, seeds_packed, Board, MAX_BOARD_PITS};
 use crate::error::{Error, Result};

@@ -1,6 +1,6 @@
 //! Property tests of the game model (issue 2): the index is a bijection in the
-//! order of rules.md, the level iterator agrees with it, moves conserve seeds and
-//! agree with a plain transcription of rules.md, and un-moves are exactly the
+//! order of docs/rules.md, the level iterator agrees with it, moves conserve seeds and
+//! agree with a plain transcription of docs/rules.md, and un-moves are exactly the
 //! parents of a board.
 //!
 //! Random boards have P = 2..=8 pits per side and a small total (at most 30
@@ -74,14 +74,14 @@ fn rules_for(set: RuleSet, board: &Board) -> Rules {
     Rules::new(set, board.per_side()).expect("supported board size")
 }
 
-/// The index order of rules.md as a sort key: (pit 2P-1, pit 2P-2, ..., pit 0).
+/// The index order of docs/rules.md as a sort key: (pit 2P-1, pit 2P-2, ..., pit 0).
 fn order_key(board: &Board) -> Vec<u8> {
     board.pits().iter().rev().copied().collect()
 }
 
-// ------------------------------------------------- rules.md, written plainly
+// ------------------------------------------------- docs/rules.md, written plainly
 
-/// What rules.md says a move does, seed by seed, without shortcuts: `None` for
+/// What docs/rules.md says a move does, seed by seed, without shortcuts: `None` for
 /// an empty pit, else `(child, captured, turn, restricted)` where `restricted`
 /// says the rule set allows the move only if every move is restricted.
 fn reference_move(set: RuleSet, board: &Board, pit: usize) -> Option<(Board, u8, Turn, bool)> {
@@ -131,7 +131,7 @@ fn reference_move(set: RuleSet, board: &Board, pit: usize) -> Option<(Board, u8,
     Some((child, captured, turn, restricted))
 }
 
-/// The legal moves by rules.md: restricted moves only when every move is.
+/// The legal moves by docs/rules.md: restricted moves only when every move is.
 fn reference_moves(set: RuleSet, board: &Board) -> Vec<Move> {
     let all: Vec<_> = (0..usize::from(board.per_side()))
         .filter_map(|pit| reference_move(set, board, pit).map(|m| (pit, m)))
@@ -177,7 +177,7 @@ proptest! {
         prop_assert_eq!(ix.rank(&b), Some(i));
     }
 
-    /// The numbering is the order of rules.md: lexicographic on (pit 2P-1, ..., pit 0).
+    /// The numbering is the order of docs/rules.md: lexicographic on (pit 2P-1, ..., pit 0).
     #[test]
     fn index_order_is_the_order_of_the_spec(
         (n, i) in level_and_index(6, 48),
@@ -265,7 +265,7 @@ fn full_iterator_visits_each_small_level_exactly_once() {
 // ------------------------------------------------------------------ the moves
 
 proptest! {
-    /// Legal moves are exactly those of the plain transcription of rules.md (same
+    /// Legal moves are exactly those of the plain transcription of docs/rules.md (same
     /// pits, captures, children and turns), and `play` agrees with `legal_moves`.
     #[test]
     fn moves_follow_the_rules_as_written(set in rule_sets(), b in boards()) {

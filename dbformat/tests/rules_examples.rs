@@ -15,7 +15,7 @@ const ALL: &[RuleSet] = &RuleSet::ALL;
 /// The three rule sets under which a grand slam is legal.
 const SLAM_LEGAL: &[RuleSet] = &[Abapa, Captures, Replay];
 
-/// The two published positions of rules.md.
+/// The two published positions of docs/rules.md.
 const FIG_README: &str = "1 1 1 1 1 2 / 4 2 3 0 0 0";
 const FIG_LINCKE: &str = "0 0 6 0 3 5 / 2 1 1 0 0 0";
 
@@ -59,7 +59,7 @@ const fn case(
 
 #[rustfmt::skip]
 const MOVES: &[Case] = &[
-    // rules.md, README of the 2024 publication: every pit is legal, F captures 3.
+    // docs/rules.md, README of the 2024 publication: every pit is legal, F captures 3.
     case("README A", ALL, FIG_README, 'A', Passes { captured: 0, after: "0 2 1 1 1 2 / 4 2 3 0 0 0" }),
     case("README B", ALL, FIG_README, 'B', Passes { captured: 0, after: "1 0 2 1 1 2 / 4 2 3 0 0 0" }),
     case("README C", ALL, FIG_README, 'C', Passes { captured: 0, after: "1 1 0 2 1 2 / 4 2 3 0 0 0" }),
@@ -67,7 +67,7 @@ const MOVES: &[Case] = &[
     case("README E", ALL, FIG_README, 'E', Passes { captured: 0, after: "1 1 1 1 0 3 / 4 2 3 0 0 0" }),
     case("README F captures b only", ALL, FIG_README, 'F', Passes { captured: 3, after: "1 1 1 1 1 0 / 5 0 3 0 0 0" }),
 
-    // rules.md, Lincke Fig. A.2: E captures 5, F nothing; C takes the whole row.
+    // docs/rules.md, Lincke Fig. A.2: E captures 5, F nothing; C takes the whole row.
     case("Lincke E", ALL, FIG_LINCKE, 'E', Passes { captured: 5, after: "0 0 6 0 0 6 / 0 0 1 0 0 0" }),
     case("Lincke F", ALL, FIG_LINCKE, 'F', Passes { captured: 0, after: "0 0 6 0 3 0 / 3 2 2 1 1 0" }),
     case("Lincke C, grand slam forbidden", &[Awari], FIG_LINCKE, 'C', Illegal),

@@ -270,9 +270,9 @@ impl Tablebase {
     /// decoded in one go (in parallel) the first time it is used, if it fits, and
     /// every later lookup is a plain memory read. A level of lower bounds is
     /// also resolved, board by board through its captures, after the levels
-    /// below it. That pays only for very many lookups: 1,000,000 random boards
-    /// of awari levels 0..=18 take 3.1 s without, 5.2 s with (files of scores:
-    /// 15.9 s without, 2.8 s with). 0 (the default) turns it off.
+    /// below it, which pays only for very many lookups (figures in
+    /// `docs/performance.md`). 0 (the default) turns it off. The answers are
+    /// the same with or without it.
     pub fn preload(&self, bytes: u64) {
         self.preload_budget
             .store(bytes, std::sync::atomic::Ordering::Relaxed);

@@ -109,7 +109,8 @@ pub struct Levels {
 }
 
 impl Levels {
-    /// Adds the values of level `seeds`.
+    /// Adds (or replaces) the values of level `seeds`: its scores, one per
+    /// stored board in index order (not checked here).
     pub fn insert(&mut self, seeds: u32, values: Arc<Values>) {
         let s = seeds as usize;
         if self.levels.len() <= s {
@@ -247,6 +248,15 @@ const MAX_NEED: u8 = 8;
 /// children (`values` and `lower`, which must hold levels `0..=seeds-2`), and
 /// proves every non-zero value reachable. Keeps at most `limit` mismatches.
 /// `tick(n)` is called as boards are checked (for a progress bar).
+///
+/// Returns the counts of boards checked, recurrence errors and unproven
+/// values; [`LevelCheck::ok`] says whether the level holds. The values
+/// must be scores: a lower bound that is not its board's score counts as a
+/// recurrence error.
+///
+/// # Panics
+/// When `values` does not have one value per stored board of the level,
+/// or `lower` lacks a level that a capture reaches.
 pub fn check_level(
     rules: Rules,
     seeds: u32,
@@ -645,6 +655,10 @@ impl Prover<'_> {
 
 /// The value of any board (stored or not) from the levels in `levels`, by one ply
 /// over its children when it is not stored.
+///
+/// # Panics
+/// When `levels` lacks the board's level, or (for a board that is not
+/// stored, or whose captures are looked at) a level its moves reach.
 pub fn value_of(rules: Rules, board: &Board, levels: &Levels) -> Score {
     let index = Index::for_pits(rules.pits());
     if board.is_stored() {

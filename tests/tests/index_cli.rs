@@ -1,10 +1,10 @@
-//! `awari-probe count`, `index` and `board`: the index of rules.md through the CLI.
+//! `awari-probe count`, `index` and `board`: the index of docs/rules.md through the CLI.
 
 use awari_tests::{ok_stdout, run};
 
 #[test]
 fn count_gives_the_romein_bal_total() {
-    // rules.md: levels 0..=46 and 48 plus the start position: 889,063,398,406.
+    // docs/rules.md: levels 0..=46 and 48 plus the start position: 889,063,398,406.
     let out = ok_stdout(&run(
         "awari-probe",
         &["count", "--pits", "6", "--max-seeds", "48"],

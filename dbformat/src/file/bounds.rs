@@ -21,11 +21,14 @@
 //! [`resolve_level`] and [`resolve_level_in`] those of many boards;
 //! [`BoundChooser`] is the writer's side.
 //!
+//! Why it is exact: a board's score is at least its best capture, so
+//! `max(s, best capture)` is the score whenever `s` is the score, and
+//! whenever `s` is at most the score and the best capture equals it.
+//!
 //! What it buys, on awari (6 pits): a capture reaches the score of about a
-//! third of the boards (34.8% at level 20). Levels 0..=24 in segments of
-//! 2048 boards take 2.26 bits per board instead of 3.06 (`awari-solve`,
-//! `scripts/bench-solve.sh 24`). The price is a capture search on lookup: up
-//! to one lower-level lookup per capturing move, recursively; and a level
+//! third of the boards, and the files are about a quarter smaller
+//! (`docs/performance.md`). The price is a capture search on lookup: up to
+//! one lower-level lookup per capturing move, recursively; and a level
 //! decoded whole must be resolved, a pass over its boards' captures like the
 //! solver's initial pass.
 
@@ -241,15 +244,14 @@ pub struct BoundChooser {
 
 /// The boards [`BoundChooser::learn`] learns from, at most. Only the most
 /// frequent value per context is wanted, which a quarter of what trains the
-/// probabilities finds as well: learning from 16 Mi boards rather than 64 Mi
-/// made level 21 of the 6-pit game 0.02% larger (39,480,964 bytes against
-/// 39,473,418), and took 0.21 s instead of 0.65 s at level 22 (one thread).
+/// probabilities finds about as well (files 0.02% larger, learning three
+/// times as fast: `docs/performance.md`).
 const LEARN_BOARDS: u64 = 16 << 20;
 
 impl BoundChooser {
     /// Learns which value each context makes most frequent from the scores
-    /// of up to [`LEARN_BOARDS`] boards spread over the level (`scores`,
-    /// index order).
+    /// of up to 16 Mi boards spread over the level (`scores`, index order),
+    /// in runs of `unit` boards (the writer's segments).
     ///
     /// # Panics
     /// When `unit` is 0.

@@ -46,8 +46,8 @@ const VERSION: u16 = 1;
 const HEADER_LEN: usize = 40;
 /// Generations converted to bytes at a time when writing and reading.
 const SLICE: usize = 1 << 20;
-/// zstd level of the payload: the generations compress to about a byte per
-/// board at any level, and level 3 writes several hundred MB/s.
+/// zstd level of the payload: a fast level, at which the generations
+/// compress to about half a byte per board (`docs/performance.md`).
 const ZSTD_LEVEL: i32 = 3;
 
 /// The path of level `id`'s certificate in database directory `dir`.

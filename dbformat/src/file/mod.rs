@@ -91,67 +91,16 @@
 //! Corruption is reported as [`crate::Error::Corrupt`] naming the file; it
 //! never panics and never yields a value.
 //!
-//! # Measurements
-//! Levels 0..=24 of the 6-pit game under `awari` (1,165,184,475 boards),
-//! rewritten by `scripts/bench-format.sh` on the 2-core test machine while
-//! other builds ran beside it (so times are rough). Bits per board over all
-//! boards; warm lookup = median time of a random single-board lookup with the
-//! file in the page cache and a fresh reader (one block decode each; a hit in
-//! the reader's block cache takes 0.03–0.04 µs); decode =
-//! [`LevelReader::decode_all`] with 2 threads.
-//!
-//! | encoding | boards per block | bits/board | level 24 | warm lookup | decode | write |
-//! |---|---:|---:|---:|---:|---:|---:|
-//! | raw, zstd 12 | 2048 | 3.93 | 3.99 | 6–13 µs | ~250 MB/s | ~14 M boards/s |
-//! | raw, zstd 12 | 4096 | 3.84 | 3.90 | 11–16 µs | ~290 MB/s | ~10 M boards/s |
-//! | context-rank/3+p0, zstd 12 | 4096 | 3.40 | 3.45 | 30–50 µs | ~70 MB/s | ~9 M boards/s |
-//! | context-ans/3+p0 | 2048 | 3.10 | 3.13 | 50–80 µs | ~20 MB/s | ~4 M boards/s |
-//! | context-ans/3+p0 (the default choice) | 4096 | 3.06 | 3.10 | 80–120 µs | 15–48 MB/s | 4–7 M boards/s |
-//!
-//! (Since these were measured, the context-ans writer builds its coding tables
-//! once per model instead of per block: level 22 alone, idle machine, is written
-//! at 47 M boards/s with the encoding fixed and 34 M boards/s with it chosen by
-//! trial, the same bytes as before.)
-//!
-//! Then (2026-11-30) the decoder came to find a slot's symbol among a table's
-//! first 16 at once instead of walking its entries (27–29 ns per board on one
-//! thread at level 22, was 40), and the default blocks became 16384 boards in
-//! segments of 2048. Context-ans over levels 0..=24, `bench_format` on an idle
-//! machine; a lookup = median of 2000 at boards drawn uniformly, one reader,
-//! file cached (`cargo run --release -p awari-dbformat --example bench_lookup
-//! -- FILE`), at levels 22 and 24; decode with 2 threads:
-//!
-//! | boards per block / segment | bits/board | level 24 | lookup, level 22 / 24 | decode |
-//! |---|---:|---:|---:|---:|
-//! | 4096 / 4096 (before) | 3.058 | 3.095 | 57 / 81 µs | 55–68 MB/s |
-//! | 16384 / 2048 (the default then) | 3.055 | 3.092 | 28 / 46 µs | 60–75 MB/s |
-//! | 16384 / 1024 | 3.078 | 3.116 | 19–24 µs (level 22) | 50–80 MB/s |
-//!
-//! A lookup costs 2–3 µs (finding the block, its checksum, the cache) plus
-//! about 26 ns per board decoded up to the one asked for (and 32 beyond), so
-//! what it costs follows the segment size; each segment costs 6 bytes (its
-//! rANS state and length) and each block 12 (offset and checksum).
-//!
-//! The conditional entropy of a score given its context, the bound for
-//! these contexts, is 3.05 bits at level 24 (3.00 with neighbour 3's exact
-//! value): below 3 bits needed another idea than contexts.
-//!
-//! That idea is to store lower bounds ([`bounds`], 2026-12-01): a third of
-//! the boards have their score reached by a capture, and store whatever
-//! value at most their score codes cheapest. Over levels 0..=24 the files
-//! then take 2.26 bits per board in 2048-board segments, and the segments
-//! could shrink to 128 boards for quick lookups. The default now
-//! ([`WriteOptions::default`], [`EncodingChoice::Auto`], lower bounds from
-//! `awari-solve`), `scripts/bench-format.sh` on levels 0..=24:
-//!
-//! | boards per block / segment | bits/board | level 24 | warm lookup, levels 20–24 | decode |
-//! |---|---:|---:|---:|---:|
-//! | 16384 / 128, lower bounds | 2.606 | 2.616 | 4.1–7.7 µs | 55–75 MB/s |
-//!
-//! Auto takes the smallest of raw and context-ans (context-ans from level 10
-//! up); with blocks cut into segments it leaves context-rank out, whose
-//! lookups decompress whole blocks. A score through the probe library adds
-//! the lookups of the board's captures.
+//! # Defaults
+//! [`WriteOptions::default`]: blocks of 16384 boards in segments of 128, zstd
+//! level 12; [`EncodingChoice::Auto`]: the writer tries the encodings on
+//! training values and keeps the one that makes the smallest file (in
+//! segmented files context-rank is not tried: its lookups decompress whole
+//! blocks). `awari-solve` writes lower bounds unless asked for `--exact`.
+//! A lookup ([`LevelReader::get`]) decodes part of one segment, so its cost
+//! follows the segment size. What these choices cost and save, measured,
+//! is in `docs/performance.md` of the repository; `docs/format.md` sums this
+//! module up.
 
 pub mod ans;
 pub mod bounds;

@@ -58,15 +58,12 @@ impl Default for WriteOptions {
     /// encoding, and zstd level 12.
     ///
     /// A block costs 12 bytes (offset and checksum) and a segment 6 (its
-    /// rANS state and length), and a lookup decodes part of one segment. On
-    /// awari level 22, stored as lower bounds (`bench_format`, and
-    /// `bench_lookup` for the median of random lookups with one reader,
-    /// four runs each): segments of 512 take 2.33 bits per board and a
-    /// lookup 10.1-11.0 µs; 256, 2.41 bits and 4.4-7.2 µs; 128, 2.60-2.62
-    /// bits and 4.6-5.1 µs. Before files held lower bounds (scores take about 0.8
-    /// bit per board more), the default was 2048. On levels 14..=23 zstd
-    /// level 12 makes files within 0.2% of level 19's at about twice the
-    /// speed.
+    /// rANS state and length), and a lookup decodes part of one segment:
+    /// smaller segments make quicker lookups and larger files. 128 is where
+    /// lookups stopped getting quicker on awari level 22 (the figures for
+    /// 128, 256 and 512 are in `docs/performance.md`). zstd level 12 makes
+    /// files within 0.2% of level 19's at about twice the speed (levels
+    /// 14..=23).
     fn default() -> WriteOptions {
         WriteOptions {
             block_boards: 16384,
@@ -879,9 +876,8 @@ fn check_level(writer: &LevelWriter, id: LevelId, values: &[i8]) -> Result<()> {
     Ok(())
 }
 
-/// The first of `values` outside `-seeds..=seeds`, if any. In parallel, a
-/// few thousand values per task tested without a branch: a whole level
-/// checked on one thread took 0.25 s at awari level 22.
+/// The first of `values` outside `-seeds..=seeds`, if any. In parallel,
+/// tens of thousands of values per task, each tested without a branch.
 fn first_out_of_range(values: &[i8], seeds: u32) -> Option<usize> {
     const CHUNK: usize = 1 << 16;
     let out = |v: &i8| u32::from(v.unsigned_abs()) > seeds;

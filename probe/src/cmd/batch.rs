@@ -26,11 +26,10 @@ pub struct Args {
     moves: bool,
     /// Memory for levels decoded whole, e.g. 2G; 0 (the default) looks each
     /// board up in its file. Decoding a level whole pays only for very many
-    /// positions when files hold lower bounds (the default): it then also
-    /// resolves every board of the level and of those below (1,000,000 random
-    /// positions of awari levels 0..=18: 3.1 s without, 5.2 s with 2G). For
-    /// files of scores (`awari-solve --exact`) it pays sooner (2.8 s with 2G,
-    /// 15.9 s without).
+    /// positions when files hold lower bounds (the default), since every
+    /// board of the level and of those below is then resolved first; for
+    /// files of scores (`awari-solve --exact`) it pays sooner. The answers
+    /// are the same either way.
     #[arg(long, default_value = "0", value_parser = super::parse_bytes)]
     preload: u64,
 }
