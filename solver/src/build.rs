@@ -197,22 +197,10 @@ pub fn build(
         source,
     })?;
     let id = |seeds| LevelId { rules, seeds };
-    // A level is complete when its file and its statistics are present.
-    let complete = |seeds| {
-        let path = file::level_path(&options.dir, id(seeds));
-        path.exists() && stats_path(&path).exists()
-    };
     // The highest level that needs work decides which lower levels are read.
-    let last_missing = plan.levels.iter().rev().find(|&&n| !complete(n)).copied();
+    let last_missing = last_missing(plan, options);
     let mut lower = LowerLevels::new(rules.pits());
-    // The lower levels go to files of scores, mapped, when they do not fit
-    // in memory beside the highest level to solve (or with --on-disk).
-    let lower_in_files = options.on_disk
-        || last_missing.is_some_and(|m| {
-            let below = plan.levels.iter().filter(|&&s| s + 2 <= m);
-            let bytes = below.map(|&s| index.level_size(s)).sum();
-            plan_memory(m, index.level_size(m), bytes, options).map_or(true, |p| p.on_disk)
-        });
+    let lower_in_files = lower_levels_in_files(plan, options, last_missing);
     let work_dir = options
         .work_dir
         .clone()
@@ -392,6 +380,160 @@ pub fn build(
     Ok(())
 }
 
+/// True when level `seeds` is complete in `options.dir`: its file and its
+/// statistics are present.
+fn is_complete(rules: Rules, seeds: u32, options: &Options) -> bool {
+    let path = file::level_path(&options.dir, LevelId { rules, seeds });
+    path.exists() && stats_path(&path).exists()
+}
+
+/// The highest level of `plan` that is not complete, if any.
+fn last_missing(plan: &Plan, options: &Options) -> Option<u32> {
+    let missing = |&&n: &&u32| !is_complete(plan.rules, n, options);
+    plan.levels.iter().rev().find(missing).copied()
+}
+
+/// Whether the lower levels go to mapped files of scores: when they do not
+/// fit in memory beside `last_missing`, the highest level to build (or with
+/// `--on-disk`).
+fn lower_levels_in_files(plan: &Plan, options: &Options, last_missing: Option<u32>) -> bool {
+    let index = Index::for_pits(plan.rules.pits());
+    options.on_disk
+        || last_missing.is_some_and(|m| {
+            let below = plan.levels.iter().filter(|&&s| s + 2 <= m);
+            let bytes = below.map(|&s| index.level_size(s)).sum();
+            plan_memory(m, index.level_size(m), bytes, options).map_or(true, |p| p.on_disk)
+        })
+}
+
+/// How one level of a plan is to be built, as planned before any work
+/// (`awari-solve --plan`).
+#[derive(Clone, Debug, Serialize)]
+pub struct PlannedLevel {
+    pub seeds: u32,
+    pub boards: u64,
+    /// Complete already: nothing to do.
+    pub present: bool,
+    /// Its partitions' cells in files of the work directory.
+    pub on_disk: bool,
+    /// The lower levels read from mapped files of scores.
+    pub lower_levels_in_files: bool,
+    pub partitions: u64,
+    /// On disk: the partitions kept mapped at once.
+    pub resident_partitions: Option<u64>,
+    /// The memory the plan counts on (at most the budget).
+    pub memory_bytes: u64,
+    /// The disk the level takes while it is built: its work directory (the
+    /// partitions, two checkpoints and the level's arrays), the files of
+    /// scores of the lower levels, and its level file (at the 2.6 bits per
+    /// board of levels 20..=24).
+    pub disk_bytes: u64,
+    /// The time estimated from the rates measured on 2 cores (in memory,
+    /// on disk; docs/scaling.md), scaled to the threads.
+    pub estimated_seconds: f64,
+    /// Why the level cannot be built within the budget, if it cannot.
+    pub refused: Option<String>,
+}
+
+/// Boards per second of a level solved in memory, as measured for levels
+/// 20..=24 on a 2-core machine (6.0-7.5 M: docs/performance.md).
+const IN_MEMORY_BOARDS_PER_SECOND: f64 = 6.0e6;
+
+/// Boards per second of a level on disk, as measured for level 22 in 3
+/// partitions on a 2-core machine (1.94 M: docs/performance.md).
+const ON_DISK_BOARDS_PER_SECOND: f64 = 1.9e6;
+
+/// The plan of every level of `plan` within `options`' budgets, before any
+/// work: how it would be built, with what memory and disk, in about how
+/// long.
+pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
+    let index = Index::for_pits(plan.rules.pits());
+    let last_missing = last_missing(plan, options);
+    let lower_in_files = lower_levels_in_files(plan, options, last_missing);
+    let threads = rayon::current_num_threads() as f64;
+    let work_dir = options
+        .work_dir
+        .clone()
+        .unwrap_or_else(|| options.dir.join("work"));
+    // The free disk, less the level files planned before each level.
+    let mut free_disk = crate::memory::free_disk(&work_dir);
+    let per_board = |seeds| {
+        retro::fixed_state_bytes_per_board(seeds)
+            + if options.certificate {
+                GENERATION_BYTES_PER_BOARD
+            } else {
+                0.0
+            }
+    };
+    let mut rows = Vec::new();
+    for &seeds in &plan.levels {
+        let boards = index.level_size(seeds);
+        let present = is_complete(plan.rules, seeds, options);
+        // The lower levels held (or kept in files) while this one is built.
+        let lower: u64 = plan
+            .levels
+            .iter()
+            .filter(|&&s| s < seeds && last_missing.is_some_and(|m| s + 2 <= m))
+            .map(|&s| index.level_size(s))
+            .sum();
+        let lower_in_memory = if lower_in_files { 0 } else { lower };
+        let level_file = boards * 26 / 80;
+        let mut row = PlannedLevel {
+            seeds,
+            boards,
+            present,
+            on_disk: false,
+            lower_levels_in_files: lower_in_files && !present,
+            partitions: 1,
+            resident_partitions: None,
+            memory_bytes: 0,
+            disk_bytes: 0,
+            estimated_seconds: 0.0,
+            refused: None,
+        };
+        if !present {
+            match plan_memory(seeds, boards, lower_in_memory, options) {
+                Ok(p) => {
+                    let work = if p.on_disk {
+                        3 * (boards as f64 * per_board(seeds)) as u64 + boards + boards / 8
+                    } else {
+                        0
+                    };
+                    let scores = if lower_in_files { lower } else { 0 };
+                    let rate = if p.on_disk {
+                        ON_DISK_BOARDS_PER_SECOND
+                    } else {
+                        IN_MEMORY_BOARDS_PER_SECOND
+                    };
+                    row = PlannedLevel {
+                        on_disk: p.on_disk,
+                        partitions: p.partitions,
+                        resident_partitions: p.on_disk.then_some(p.resident_partitions as u64),
+                        memory_bytes: p.memory_bytes,
+                        disk_bytes: work + scores + level_file,
+                        estimated_seconds: boards as f64 / (rate * threads / 2.0),
+                        ..row
+                    };
+                    if let Some(free) = free_disk {
+                        if row.disk_bytes > free {
+                            row.refused = Some(format!(
+                                "level {seeds} needs about {} of disk in {}, {} free",
+                                format_size(row.disk_bytes),
+                                work_dir.display(),
+                                format_size(free)
+                            ));
+                        }
+                        free_disk = Some(free.saturating_sub(level_file));
+                    }
+                }
+                Err(err) => row.refused = Some(err.to_string()),
+            }
+        }
+        rows.push(row);
+    }
+    rows
+}
+
 /// Memory the process uses besides the solver state and the lower levels: the
 /// program, the pages of the level files being read, the writer's buffers,
 /// rounding to huge pages (about 50 MB measured at level 21).
@@ -408,6 +550,8 @@ struct LevelPlan {
     on_disk: bool,
     /// On disk: the partitions that fit in memory at once.
     resident_partitions: usize,
+    /// The memory this plan counts on, at most the budget.
+    memory_bytes: u64,
 }
 
 /// Memory per board of a level kept on disk besides one partition's cells:
@@ -463,12 +607,15 @@ fn plan_memory(
     // In memory: the cells shrink to the values and free bits when the
     // level is written, so the state covers both.
     let in_memory = (boards as f64 * per_board) as u64 + base;
+    let list_bytes = |entries: u64| entries * retro::LIVE_GENERATIONS * retro::LIST_ENTRY_BYTES;
     if in_memory <= budget && !options.on_disk {
+        let list_entries = lists_within(budget - in_memory);
         return Ok(LevelPlan {
-            list_entries: lists_within(budget - in_memory),
+            list_entries,
             partitions: options.partitions.unwrap_or(1),
             on_disk: false,
             resident_partitions: usize::MAX,
+            memory_bytes: in_memory + list_bytes(list_entries),
         });
     }
     // On disk: the level's values, free bits and generations are
@@ -499,11 +646,13 @@ fn plan_memory(
     let cells = partition_bytes(partitions) - maps;
     let resident = (1 + (budget - needed) / cells.max(1)).min(partitions);
     let spare = budget - needed - (resident - 1) * cells;
+    let list_entries = lists_within(spare);
     Ok(LevelPlan {
-        list_entries: lists_within(spare),
+        list_entries,
         partitions,
         on_disk: true,
         resident_partitions: resident as usize,
+        memory_bytes: budget - spare + list_bytes(list_entries),
     })
 }
 

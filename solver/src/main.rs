@@ -83,6 +83,10 @@ struct Cli {
     /// With the partitions on disk: the least seconds between two checkpoints.
     #[arg(long, default_value_t = 60.0)]
     checkpoint_seconds: f64,
+    /// Build nothing: print how each level would be built within the budget
+    /// (in memory or on disk, partitions, memory, disk, estimated time).
+    #[arg(long)]
+    plan: bool,
     /// Print one JSON object per level on stdout instead of a table (no progress bars).
     #[arg(long)]
     json: bool,
@@ -132,6 +136,10 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         work_dir: cli.work_dir.clone(),
         checkpoint_seconds: cli.checkpoint_seconds,
     };
+    if cli.plan {
+        print_plan(&build::plan_levels(&plan, &options), cli.json);
+        return Ok(());
+    }
     if !cli.json {
         eprintln!(
             "awari-solve: {rules}, levels {}..={} into {} ({} threads, memory budget {})",
@@ -179,6 +187,69 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     Ok(())
+}
+
+/// Prints the plan of each level: a table, or one JSON object per level.
+fn print_plan(rows: &[build::PlannedLevel], json: bool) {
+    if json {
+        for row in rows {
+            println!("{}", serde_json::to_string(row).expect("serialisable"));
+        }
+        return;
+    }
+    println!(
+        "{:>5} {:>15}  {:<8} {:>10} {:>6} {:>10} {:>10} {:>12}",
+        "seeds", "boards", "where", "partitions", "mapped", "memory", "disk", "est. time"
+    );
+    let (mut total, mut todo) = (0.0, 0);
+    for r in rows {
+        let place = match (&r.refused, r.present, r.on_disk) {
+            (_, true, _) => "present",
+            (Some(_), _, _) => "REFUSED",
+            (None, _, true) => "disk",
+            (None, _, false) if r.lower_levels_in_files => "memory*",
+            (None, _, false) => "memory",
+        };
+        if r.present || r.refused.is_some() {
+            println!("{:>5} {:>15}  {place}", r.seeds, r.boards);
+        } else {
+            total += r.estimated_seconds;
+            todo += 1;
+            println!(
+                "{:>5} {:>15}  {:<8} {:>10} {:>6} {:>10} {:>10} {:>12}",
+                r.seeds,
+                r.boards,
+                place,
+                r.partitions,
+                r.resident_partitions
+                    .map_or("all".to_string(), |k| k.to_string()),
+                format_size(r.memory_bytes),
+                format_size(r.disk_bytes),
+                format_duration(r.estimated_seconds)
+            );
+        }
+    }
+    for r in rows {
+        if let Some(why) = &r.refused {
+            println!("level {}: {why}", r.seeds);
+        }
+    }
+    println!(
+        "{todo} level(s) to build, about {} in all (* the lower levels read from files; \
+         the times are estimates from the rates measured on 2 cores, docs/scaling.md)",
+        format_duration(total)
+    );
+}
+
+/// Seconds as "45 s", "12 min" or "3.4 h".
+fn format_duration(seconds: f64) -> String {
+    if seconds < 90.0 {
+        format!("{seconds:.0} s")
+    } else if seconds < 5400.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
+    }
 }
 
 /// The JSON line of a level: the report with counts keyed by value as strings.

@@ -113,10 +113,11 @@ pub fn disk_io() -> Option<(u64, u64)> {
     Some((field("read_bytes:")?, field("write_bytes:")?))
 }
 
-/// The bytes free for an unprivileged user on the file system of `path`
-/// (`statvfs`), if known.
+/// The bytes free for an unprivileged user on the file system of `path`, or
+/// of its nearest existing ancestor (`statvfs`), if known.
 pub fn free_disk(path: &std::path::Path) -> Option<u64> {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    let path = path.ancestors().find(|p| p.exists())?;
+    #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
         let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
@@ -126,9 +127,10 @@ pub fn free_disk(path: &std::path::Path) -> Option<u64> {
         if unsafe { libc::statvfs(c.as_ptr(), &mut stat) } != 0 {
             return None;
         }
+        #[allow(clippy::unnecessary_cast)] // (the fields' types vary by system)
         Some(stat.f_bavail as u64 * stat.f_frsize as u64)
     }
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    #[cfg(not(unix))]
     {
         let _ = path;
         None

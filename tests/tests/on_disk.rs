@@ -192,3 +192,41 @@ fn a_budget_too_small_for_memory_sends_the_level_and_the_lower_levels_to_disk() 
         "the scores files outlive the build"
     );
 }
+
+#[test]
+fn the_plan_says_how_each_level_would_be_built_and_builds_nothing() {
+    let dir = scratch("plan");
+    let d = dir.to_str().unwrap();
+    let plan = |extra: &[&str]| -> Vec<Value> {
+        let mut args = vec!["--db", d, "--max-seeds", "18", "--plan", "--json"];
+        args.extend_from_slice(extra);
+        json_lines(&ok_stdout(&run("awari-solve", &args)))
+    };
+    let roomy = plan(&[]);
+    assert_eq!(roomy.len(), 19);
+    assert!(roomy
+        .iter()
+        .all(|l| l["on_disk"] == false && l["present"] == false));
+    let tight = plan(&["--memory", "120M"]);
+    let level18 = &tight[18];
+    assert_eq!(level18["on_disk"], true, "{level18}");
+    assert!(level18["partitions"].as_u64().unwrap() > 1, "{level18}");
+    assert!(
+        level18["memory_bytes"].as_u64().unwrap() <= 120 << 20,
+        "{level18}"
+    );
+    assert!(level18["disk_bytes"].as_u64().unwrap() > 0, "{level18}");
+    let refused = plan(&["--memory", "1M"]);
+    let why = refused[18]["refused"].as_str().expect("refused");
+    assert!(why.contains("needs about"), "{why}");
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "the plan wrote files"
+    );
+    // Over a complete database, every level is present.
+    let d = reference().to_str().unwrap();
+    let args = ["--db", d, "--max-seeds", "18", "--plan", "--json"];
+    let present = json_lines(&ok_stdout(&run("awari-solve", &args)));
+    assert!(present.iter().all(|l| l["present"] == true));
+}
