@@ -422,6 +422,7 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
         }
     };
     let mut last_checkpoint = Instant::now();
+    let io_start = crate::memory::disk_io();
 
     let mail = MemoryMail::new(partitions);
     let mut frontiers: Vec<Frontier> = (0..count).map(|_| Frontier::default()).collect();
@@ -449,6 +450,9 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
             }
             generations += 1;
             for p in active {
+                if let Store::Disk(_) = store {
+                    progress.set_message(disk_message(k, generations, p, count, io_start));
+                }
                 let outbox = Outbox::new(&mail, OUTBOX_UPDATES);
                 let frontier = &mut frontiers[p];
                 decided += store.with(p, &mut states, |state| {
@@ -505,6 +509,7 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
                 init_seconds,
                 ..identity.clone()
             };
+            progress.set_message(format!("checkpoint after stage {k}"));
             checkpoint(&mut store, &states, manifest)?;
             last_checkpoint = Instant::now();
         }
@@ -541,6 +546,26 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
         partitions,
         resumed_from_stage: resumed.map(|m| m.next_k),
     })
+}
+
+/// The progress message of a level on disk: where the solve is, and what
+/// it has read and written since `io_start`.
+fn disk_message(
+    k: i8,
+    generation: u32,
+    p: usize,
+    count: usize,
+    io_start: Option<(u64, u64)>,
+) -> String {
+    let io = match (io_start, crate::memory::disk_io()) {
+        (Some((r0, w0)), Some((r1, w1))) => format!(
+            ", read {} written {}",
+            crate::memory::format_size(r1.saturating_sub(r0)),
+            crate::memory::format_size(w1.saturating_sub(w0))
+        ),
+        _ => String::new(),
+    };
+    format!("stage {k} gen {generation} partition {}/{count}{io}", p + 1)
 }
 
 /// Makes a checkpoint of the partitions in a work directory (none with the
