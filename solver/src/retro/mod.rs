@@ -472,7 +472,12 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
                 sent_updates += outbox.sent();
             }
             if count > 1 {
-                for (p, frontier) in frontiers.iter().enumerate() {
+                // Last visited, first taken: a partition still mapped from
+                // its visit takes its updates before it is unmapped, and the
+                // next generation's first visit finds the last one taken
+                // mapped. (Each partition's updates change its own state
+                // only, so the order changes nothing else.)
+                for (p, frontier) in frontiers.iter().enumerate().rev() {
                     let updates = mail.take(p);
                     if updates.is_empty() {
                         continue;
