@@ -277,6 +277,19 @@ pub fn build(
         let boards = index.level_size(seeds);
         let lower_in_memory = if lower_in_files { 0 } else { lower.bytes() };
         let level_plan = plan_memory(seeds, boards, lower_in_memory, options)?;
+        // The level file (its temporary copy is renamed), at twice the bits
+        // per board of levels 20..=24 for room; with the lower levels in
+        // files, this level's scores too when a later level reads them.
+        let scores = lower_in_files && last_missing.is_some_and(|m| seeds + 2 <= m);
+        check_free_disk(
+            seeds,
+            &options.dir,
+            "its level file",
+            2 * (boards * 26 / 80) + (64 << 20),
+        )?;
+        if scores {
+            check_free_disk(seeds, &work_dir, "its scores for the levels above", boards)?;
+        }
         let list_entries = level_plan.list_entries;
         let started = Instant::now();
         let io_before = crate::memory::disk_io();
@@ -378,6 +391,29 @@ pub fn build(
     }
     let _ = fs::remove_dir(&work_dir);
     Ok(())
+}
+
+/// Checks that `dir` (or the nearest existing directory above it) has at
+/// least `needed` bytes free, where the system tells.
+///
+/// # Errors
+/// [`SolveError::Disk`] with what level `seeds` writes there (`what`).
+fn check_free_disk(
+    seeds: u32,
+    dir: &Path,
+    what: &'static str,
+    needed: u64,
+) -> Result<(), SolveError> {
+    match crate::memory::free_disk(dir) {
+        Some(free) if free < needed => Err(SolveError::Disk {
+            seeds,
+            dir: dir.to_path_buf(),
+            what,
+            needed: format_size(needed),
+            available: format_size(free),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// True when level `seeds` is complete in `options.dir`: its file and its
@@ -831,5 +867,20 @@ mod tests {
             ..options(u64::MAX, false)
         };
         assert!(plan_memory(24, boards, lower, &forced).unwrap().on_disk);
+    }
+
+    #[test]
+    fn a_directory_without_room_is_named_with_what_it_lacks() {
+        let dir = std::env::temp_dir();
+        assert!(check_free_disk(3, &dir, "its level file", 1).is_ok());
+        if crate::memory::free_disk(&dir).is_some() {
+            let err = check_free_disk(3, &dir, "its level file", u64::MAX).unwrap_err();
+            let text = err.to_string();
+            assert!(matches!(err, SolveError::Disk { seeds: 3, .. }), "{text}");
+            assert!(
+                text.contains("its level file") && text.contains("--db"),
+                "{text}"
+            );
+        }
     }
 }

@@ -35,17 +35,19 @@ pub enum SolveError {
         /// The budget, formatted.
         budget: String,
     },
-    /// The work directory's file system has too little room for a level's
-    /// partitions and their checkpoints.
+    /// A directory's file system has too little room for what a level
+    /// writes there.
     #[error(
-        "level {seeds} on disk needs about {needed} free in {} (its partitions and two checkpoints), but {available} are free; free some space or choose another --work-dir",
+        "level {seeds} needs about {needed} free in {} ({what}), but {available} are free; free some space or choose another directory (--db, --work-dir)",
         dir.display()
     )]
     Disk {
         /// The level.
         seeds: u32,
-        /// The work directory.
+        /// The directory.
         dir: PathBuf,
+        /// What the level writes there.
+        what: &'static str,
         /// What is needed, formatted.
         needed: String,
         /// What is free, formatted.

@@ -176,6 +176,7 @@ impl DiskStore {
             Some(free) if free < needed => Err(SolveError::Disk {
                 seeds: self.manifest.seeds,
                 dir: self.dir.clone(),
+                what: "its partitions and two checkpoints",
                 needed: crate::memory::format_size(needed),
                 available: crate::memory::format_size(free),
             }),
