@@ -424,7 +424,7 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
     let mut last_checkpoint = Instant::now();
     let io_start = crate::memory::disk_io();
 
-    let mail = MemoryMail::new(partitions);
+    let mails = [MemoryMail::new(partitions), MemoryMail::new(partitions)];
     let mut frontiers: Vec<Frontier> = (0..count).map(|_| Frontier::default()).collect();
     for k in (1..=first_k as i8).rev() {
         progress.set_message(format!("stage {k}"));
@@ -438,50 +438,43 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
         }
         let seeding_seconds = started.elapsed().as_secs_f64();
         // Generation by generation: each partition with a frontier visits
-        // it, then each takes the updates the others sent it.
+        // it, sending updates to the others' boxes; the updates of a
+        // generation are applied, as decisions of that generation, before
+        // their partition's visit in the next one. A partition's visit reads
+        // and writes its own state only, so each partition can take its
+        // updates just before its own next visit (one mapping for both on
+        // disk), with two sets of boxes: the ones being taken (sent in the
+        // last generation) and the ones being filled.
         let mut generations = 0;
         let mut sent_updates = 0;
+        let mut pending = 0; // updates in the boxes being taken
         loop {
-            let active: Vec<usize> = (0..count)
-                .filter(|&p| frontiers[p].has_work(&states[p]))
-                .collect();
-            if active.is_empty() {
+            if pending == 0 && (0..count).all(|p| !frontiers[p].has_work(&states[p])) {
                 break;
             }
-            generations += 1;
-            for p in active {
-                if let Store::Disk(_) = store {
-                    progress.set_message(disk_message(k, generations, p, count, io_start));
-                }
-                let outbox = Outbox::new(&mail, OUTBOX_UPDATES);
-                let frontier = &mut frontiers[p];
-                decided += store.with(p, &mut states, |state| {
-                    stage::visit::<L, P>(
-                        rules,
-                        seeds,
-                        index,
-                        state,
-                        frontier,
-                        k,
-                        generations,
-                        &outbox,
-                        progress,
-                    )
-                })?;
-                outbox.flush().expect("boxes in memory take every update");
-                sent_updates += outbox.sent();
-            }
-            if count > 1 {
-                // Last visited, first taken: a partition still mapped from
-                // its visit takes its updates before it is unmapped, and the
-                // next generation's first visit finds the last one taken
-                // mapped. (Each partition's updates change its own state
-                // only, so the order changes nothing else.)
-                for (p, frontier) in frontiers.iter().enumerate().rev() {
-                    let updates = mail.take(p);
-                    if updates.is_empty() {
-                        continue;
-                    }
+            let round = generations + 1;
+            let (taken, filled) = if round % 2 == 1 {
+                (&mails[0], &mails[1])
+            } else {
+                (&mails[1], &mails[0])
+            };
+            let mut visited = false;
+            let mut sent = 0;
+            // Alternately up and down, so that the partition worked last
+            // (still mapped, on disk) is the next one worked.
+            let order: Vec<usize> = if round % 2 == 1 {
+                (0..count).collect()
+            } else {
+                (0..count).rev().collect()
+            };
+            for p in order {
+                let updates = if pending > 0 {
+                    taken.take(p)
+                } else {
+                    Vec::new()
+                };
+                if !updates.is_empty() {
+                    let frontier = &frontiers[p];
                     decided += store.with(p, &mut states, |state| {
                         stage::take_updates::<L, P>(
                             state,
@@ -494,7 +487,28 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
                         )
                     })?;
                 }
+                if !frontiers[p].has_work(&states[p]) {
+                    continue;
+                }
+                visited = true;
+                if let Store::Disk(_) = store {
+                    progress.set_message(disk_message(k, round, p, count, io_start));
+                }
+                let outbox = Outbox::new(filled, OUTBOX_UPDATES);
+                let frontier = &mut frontiers[p];
+                decided += store.with(p, &mut states, |state| {
+                    stage::visit::<L, P>(
+                        rules, seeds, index, state, frontier, k, round, &outbox, progress,
+                    )
+                })?;
+                outbox.flush().expect("boxes in memory take every update");
+                sent += outbox.sent();
             }
+            if visited {
+                generations = round;
+            }
+            sent_updates += sent;
+            pending = sent;
         }
         if decided.total() > 0 {
             stages.push(Stage {
