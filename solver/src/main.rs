@@ -70,10 +70,10 @@ struct Cli {
     /// fits in --memory, else as few as fit, their cells on disk].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
     partitions: Option<u64>,
-    /// Keep the partitions' cells in files of the work directory, mapped one
-    /// partition at a time, even when the level would fit in memory; a level
-    /// on disk makes checkpoints and resumes from the last one when the build
-    /// is run again.
+    /// Keep the partitions' cells in files of the work directory (as many
+    /// mapped at once as --memory allows) and the lower levels in files of
+    /// scores, even when the level would fit in memory; a level on disk makes
+    /// checkpoints and resumes from the last one when the build is run again.
     #[arg(long)]
     on_disk: bool,
     /// The directory for the partitions on disk (a subdirectory per level,

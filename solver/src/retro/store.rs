@@ -1,8 +1,8 @@
 //! Where the partitions' cells live between visits: in memory, or in files
-//! of a work directory, mapped only while their partition is worked (so the
-//! process holds one partition's cells, and the page cache whatever else
-//! memory allows), with checkpoints at stage boundaries that a level
-//! resumes from.
+//! of a work directory, at most as many mapped at once as the budget allows
+//! (the one mapped longest ago is unmapped first; the page cache keeps
+//! whatever else memory allows), with checkpoints at stage boundaries that
+//! a level resumes from.
 //!
 //! ## The work directory of a level
 //! - `cells-P` (and `generations-P` with a certificate): partition P's words
