@@ -91,6 +91,26 @@ pub struct Options {
     pub checkpoint_seconds: f64,
 }
 
+impl Options {
+    /// The work directory: `work_dir`, else `work` in the database directory.
+    pub fn work_dir(&self) -> PathBuf {
+        self.work_dir
+            .clone()
+            .unwrap_or_else(|| self.dir.join("work"))
+    }
+
+    /// The fixed solver state per board of level `seeds`: its cells, and
+    /// the generations with a certificate.
+    fn state_bytes_per_board(&self, seeds: u32) -> f64 {
+        let generations = if self.certificate {
+            GENERATION_BYTES_PER_BOARD
+        } else {
+            0.0
+        };
+        retro::fixed_state_bytes_per_board(seeds) + generations
+    }
+}
+
 /// What happened to one level: the line printed and the statistics file.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LevelReport {
@@ -201,10 +221,7 @@ pub fn build(
     let last_missing = last_missing(plan, options);
     let mut lower = LowerLevels::new(rules.pits());
     let lower_in_files = lower_levels_in_files(plan, options, last_missing);
-    let work_dir = options
-        .work_dir
-        .clone()
-        .unwrap_or_else(|| options.dir.join("work"));
+    let work_dir = options.work_dir();
     let scores_path = |seeds| {
         work_dir
             .join(id(seeds).file_name())
@@ -281,14 +298,19 @@ pub fn build(
         // per board of levels 20..=24 for room; with the lower levels in
         // files, this level's scores too when a later level reads them.
         let scores = lower_in_files && last_missing.is_some_and(|m| seeds + 2 <= m);
-        check_free_disk(
+        crate::memory::check_free_disk(
             seeds,
             &options.dir,
             "its level file",
-            2 * (boards * 26 / 80) + (64 << 20),
+            2 * level_file_bytes(boards) + (64 << 20),
         )?;
         if scores {
-            check_free_disk(seeds, &work_dir, "its scores for the levels above", boards)?;
+            crate::memory::check_free_disk(
+                seeds,
+                &work_dir,
+                "its scores for the levels above",
+                boards,
+            )?;
         }
         let list_entries = level_plan.list_entries;
         let started = Instant::now();
@@ -393,27 +415,10 @@ pub fn build(
     Ok(())
 }
 
-/// Checks that `dir` (or the nearest existing directory above it) has at
-/// least `needed` bytes free, where the system tells.
-///
-/// # Errors
-/// [`SolveError::Disk`] with what level `seeds` writes there (`what`).
-fn check_free_disk(
-    seeds: u32,
-    dir: &Path,
-    what: &'static str,
-    needed: u64,
-) -> Result<(), SolveError> {
-    match crate::memory::free_disk(dir) {
-        Some(free) if free < needed => Err(SolveError::Disk {
-            seeds,
-            dir: dir.to_path_buf(),
-            what,
-            needed: format_size(needed),
-            available: format_size(free),
-        }),
-        _ => Ok(()),
-    }
+/// The bytes a level file of `boards` boards is planned at: the 2.6 bits per
+/// board of levels 20..=24.
+fn level_file_bytes(boards: u64) -> u64 {
+    boards * 26 / 80
 }
 
 /// True when level `seeds` is complete in `options.dir`: its file and its
@@ -488,20 +493,9 @@ pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
     let last_missing = last_missing(plan, options);
     let lower_in_files = lower_levels_in_files(plan, options, last_missing);
     let threads = rayon::current_num_threads() as f64;
-    let work_dir = options
-        .work_dir
-        .clone()
-        .unwrap_or_else(|| options.dir.join("work"));
+    let work_dir = options.work_dir();
     // The free disk, less the level files planned before each level.
     let mut free_disk = crate::memory::free_disk(&work_dir);
-    let per_board = |seeds| {
-        retro::fixed_state_bytes_per_board(seeds)
-            + if options.certificate {
-                GENERATION_BYTES_PER_BOARD
-            } else {
-                0.0
-            }
-    };
     let mut rows = Vec::new();
     for &seeds in &plan.levels {
         let boards = index.level_size(seeds);
@@ -514,7 +508,7 @@ pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
             .map(|&s| index.level_size(s))
             .sum();
         let lower_in_memory = if lower_in_files { 0 } else { lower };
-        let level_file = boards * 26 / 80;
+        let level_file = level_file_bytes(boards);
         let mut row = PlannedLevel {
             seeds,
             boards,
@@ -532,7 +526,9 @@ pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
             match plan_memory(seeds, boards, lower_in_memory, options) {
                 Ok(p) => {
                     let work = if p.on_disk {
-                        3 * (boards as f64 * per_board(seeds)) as u64 + boards + boards / 8
+                        3 * (boards as f64 * options.state_bytes_per_board(seeds)) as u64
+                            + boards
+                            + boards / 8
                     } else {
                         0
                     };
@@ -622,13 +618,7 @@ fn plan_memory(
     options: &Options,
 ) -> Result<LevelPlan, SolveError> {
     let budget = options.memory;
-    // The fixed state (cells, and generations with a certificate).
-    let per_board = retro::fixed_state_bytes_per_board(seeds)
-        + if options.certificate {
-            GENERATION_BYTES_PER_BOARD
-        } else {
-            0.0
-        };
+    let per_board = options.state_bytes_per_board(seeds);
     // The writer's working memory when it chooses lower bounds (the
     // encodings it weighs: 62 MiB measured at level 22).
     let writer = if options.exact {
@@ -873,9 +863,10 @@ mod tests {
     #[test]
     fn a_directory_without_room_is_named_with_what_it_lacks() {
         let dir = std::env::temp_dir();
-        assert!(check_free_disk(3, &dir, "its level file", 1).is_ok());
+        assert!(crate::memory::check_free_disk(3, &dir, "its level file", 1).is_ok());
         if crate::memory::free_disk(&dir).is_some() {
-            let err = check_free_disk(3, &dir, "its level file", u64::MAX).unwrap_err();
+            let err =
+                crate::memory::check_free_disk(3, &dir, "its level file", u64::MAX).unwrap_err();
             let text = err.to_string();
             assert!(matches!(err, SolveError::Disk { seeds: 3, .. }), "{text}");
             assert!(

@@ -137,6 +137,29 @@ pub fn free_disk(path: &std::path::Path) -> Option<u64> {
     }
 }
 
+/// Checks that `dir` (or the nearest existing directory above it) has at
+/// least `needed` bytes free, where the system tells.
+///
+/// # Errors
+/// [`crate::error::SolveError::Disk`] with what level `seeds` writes there (`what`).
+pub fn check_free_disk(
+    seeds: u32,
+    dir: &std::path::Path,
+    what: &'static str,
+    needed: u64,
+) -> Result<(), crate::error::SolveError> {
+    match crate::memory::free_disk(dir) {
+        Some(free) if free < needed => Err(crate::error::SolveError::Disk {
+            seeds,
+            dir: dir.to_path_buf(),
+            what,
+            needed: format_size(needed),
+            available: format_size(free),
+        }),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

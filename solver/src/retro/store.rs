@@ -171,17 +171,9 @@ impl DiskStore {
     }
 
     fn check_space(&self, copies: u64, total: u64) -> Result<(), SolveError> {
+        let what = "its partitions and two checkpoints";
         let needed = copies * total + (64 << 20);
-        match crate::memory::free_disk(&self.dir) {
-            Some(free) if free < needed => Err(SolveError::Disk {
-                seeds: self.manifest.seeds,
-                dir: self.dir.clone(),
-                what: "its partitions and two checkpoints",
-                needed: crate::memory::format_size(needed),
-                available: crate::memory::format_size(free),
-            }),
-            _ => Ok(()),
-        }
+        crate::memory::check_free_disk(self.manifest.seeds, &self.dir, what, needed)
     }
 
     /// The partitions' files and their sizes, in order.
