@@ -19,6 +19,8 @@ use memmap2::{Advice, MmapMut};
 pub struct HugeArray {
     map: Option<MmapMut>,
     len: usize,
+    /// Mapped from a file (and registered with [`crate::resident`]).
+    from_file: bool,
 }
 
 impl HugeArray {
@@ -37,7 +39,11 @@ impl HugeArray {
     /// The system's error when it refuses the memory.
     pub fn try_zeroed(len: usize) -> std::io::Result<HugeArray> {
         if len == 0 {
-            return Ok(HugeArray { map: None, len });
+            return Ok(HugeArray {
+                map: None,
+                len,
+                from_file: false,
+            });
         }
         let map = MmapMut::map_anon(len)?;
         // Advice only: where huge pages are unavailable the array still works.
@@ -45,17 +51,34 @@ impl HugeArray {
         Ok(HugeArray {
             map: Some(map),
             len,
+            from_file: false,
         })
     }
 
     /// The bytes of a mapping made elsewhere (a file's, mapped shared, so
     /// that what is written goes to the file), as an array of its length.
-    /// Huge pages are not asked for: the page cache holds file pages.
+    /// Huge pages are not asked for: the page cache holds file pages. Its
+    /// pages are given back when the process is over its resident ceiling
+    /// ([`crate::resident`]).
     pub fn from_map(map: MmapMut) -> HugeArray {
         let len = map.len();
+        crate::resident::register(map.as_ptr() as usize, len);
         HugeArray {
             map: (len > 0).then_some(map),
             len,
+            from_file: true,
+        }
+    }
+
+    /// Advises the kernel that the array is read at random (`MADV_RANDOM`,
+    /// advice only: nothing changes where it is not taken). For an array
+    /// mapped from a file this matters to the resident set: the page cache
+    /// then holds its pages singly, not in the large folios of a sequential
+    /// read, so a read at random maps tens of kibibytes, not a mebibyte or
+    /// more. Best given before the array is first written or read.
+    pub fn advise_random(&self) {
+        if let Some(map) = &self.map {
+            let _ = map.advise(Advice::Random);
         }
     }
 
@@ -134,18 +157,33 @@ impl HugeArray {
     /// When `len` is more than the array's length.
     pub fn shrink(&mut self, len: usize) {
         assert!(len <= self.len, "shrink grows the array");
+        let address = self.map.as_ref().map(|m| m.as_ptr() as usize);
+        if let (true, Some(address)) = (self.from_file, address) {
+            crate::resident::unregister(address);
+        }
         if len == 0 {
             self.map = None;
         } else if let Some(map) = &mut self.map {
             #[cfg(target_os = "linux")]
-            // SAFETY: the mapping is anonymous (no file whose end it could
-            // pass) and shrinks in place; nothing borrows it (`&mut self`).
-            // On failure it keeps its size, which is only memory not returned.
+            // SAFETY: the mapping shrinks in place (a file's mapping stays
+            // within its file); nothing borrows it (`&mut self`). On failure
+            // it keeps its size, which is only memory not returned.
             let _ = unsafe { map.remap(len, memmap2::RemapOptions::new()) };
             #[cfg(not(target_os = "linux"))]
             let _ = map;
+            if self.from_file {
+                crate::resident::register(map.as_ptr() as usize, map.len().min(len));
+            }
         }
         self.len = len;
+    }
+}
+
+impl Drop for HugeArray {
+    fn drop(&mut self) {
+        if let (true, Some(map)) = (self.from_file, &self.map) {
+            crate::resident::unregister(map.as_ptr() as usize);
+        }
     }
 }
 

@@ -568,6 +568,21 @@ pub struct UnstoredRow {
 }
 
 impl UnstoredRow {
+    /// The number of boards with this opponent row: the arrangements of the
+    /// mover's seeds in its pits.
+    pub fn len(&self) -> u64 {
+        binomial(
+            u64::from(self.mover_seeds) + u64::from(self.per_side) - 1,
+            u64::from(self.per_side) - 1,
+        )
+    }
+
+    /// True when no board has this opponent row (never: the mover's seeds
+    /// can always be arranged).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The boards with this opponent row, every arrangement of the mover's
     /// seeds in the index order of the unrestricted numbering.
     pub fn boards(self) -> impl Iterator<Item = Board> {

@@ -13,6 +13,8 @@
 //!   seeds already captured are known.
 //! - [`file`](mod@crate::file): the level file format (compressed, checksummed, memory-mapped).
 //! - [`huge`]: per-board arrays in huge pages (a level's values, a certificate).
+//! - [`resident`]: a ceiling on the resident set, held by giving back the
+//!   pages of arrays mapped from files.
 //! - [`cache::prefetch`]: the cache hint of the solver's and verifier's hot loops.
 //!
 //! ```
@@ -36,6 +38,7 @@ pub mod index;
 pub mod moves;
 pub mod packed;
 pub mod parents;
+pub mod resident;
 pub mod rules;
 pub mod score;
 mod sowing;

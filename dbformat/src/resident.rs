@@ -1,0 +1,188 @@
+//! A ceiling on the process's resident memory, held by giving back the pages
+//! of arrays mapped from files.
+//!
+//! A level on disk keeps its partitions, its lower levels' scores and its
+//! assembled values in files mapped shared ([`HugeArray::from_map`]). Every
+//! page of such a mapping that the process touches stays in its resident set
+//! until it is unmapped, although the kernel could drop it at any time (a
+//! clean page) or write it back (a dirty one): without a ceiling, a pass over
+//! the lower levels at random makes them all resident, over the budget the
+//! user set. So while a [`Watch`] lives, a thread reads the resident set
+//! every millisecond, and when it is over the ceiling, the pages of every
+//! array mapped from a file are given back (`madvise(MADV_DONTNEED)`): their
+//! content stays in the page cache and the file, and the next access maps it
+//! again (a minor fault while it is still cached). The passes themselves
+//! need no hooks.
+//!
+//! [`HugeArray::from_map`]: crate::huge::HugeArray::from_map
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The ceiling of the live [`Watch`] in bytes (`u64::MAX`: none).
+static CEILING: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// The arrays mapped from files: (address, length), each registered while
+/// it lives.
+static FILE_MAPS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+
+/// Times the pages were given back since the process started.
+static RELEASES: AtomicU64 = AtomicU64::new(0);
+
+/// How often the watch reads the resident set. Between two readings a pass
+/// maps at most a few mebibytes of file pages, which the ceiling leaves room
+/// for ([`Watch::new`]); a reading costs a few microseconds.
+const PERIOD: Duration = Duration::from_millis(1);
+
+/// Holds the resident set under a ceiling while it lives (see the module
+/// docs); dropping it stops the watching thread.
+pub struct Watch {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watch {
+    /// Starts holding the resident set under `bytes`: from now on, whenever
+    /// it is read over them, the pages of the arrays mapped from files are
+    /// given back. One watch at a time: a new one replaces the ceiling of
+    /// the last.
+    pub fn new(bytes: u64) -> Watch {
+        CEILING.store(bytes, Relaxed);
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name("resident-watch".into())
+            .spawn(move || {
+                while !stopped.load(Relaxed) {
+                    std::thread::sleep(PERIOD);
+                    if resident_bytes().is_some_and(|r| r > bytes) {
+                        release_file_pages();
+                    }
+                }
+            })
+            .ok();
+        Watch { stop, thread }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.stop.store(true, Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        CEILING.store(u64::MAX, Relaxed);
+    }
+}
+
+/// The ceiling of the live [`Watch`], if any.
+pub fn ceiling() -> Option<u64> {
+    let bytes = CEILING.load(Relaxed);
+    (bytes != u64::MAX).then_some(bytes)
+}
+
+/// The process's resident set in bytes (Linux: `/proc/self/statm`; `None`
+/// elsewhere).
+pub fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+/// Gives back the resident pages of every array mapped from a file; their
+/// content is kept (in the page cache, and in the file once written back).
+pub fn release_file_pages() {
+    RELEASES.fetch_add(1, Relaxed);
+    let maps = FILE_MAPS.lock().unwrap_or_else(|e| e.into_inner());
+    for &(address, len) in maps.iter() {
+        release(address, len);
+    }
+}
+
+/// How many times file pages were given back ([`release_file_pages`]).
+pub fn releases() -> u64 {
+    RELEASES.load(Relaxed)
+}
+
+/// Gives back the pages of one shared file mapping.
+fn release(address: usize, len: usize) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: `address..address + len` is a live shared mapping of a file
+    // (registered by `register`, removed before it is unmapped). For such a
+    // mapping MADV_DONTNEED only unmaps the pages: dirty ones stay dirty in
+    // the page cache, and the next access maps the same content again, so
+    // nothing any borrow sees changes.
+    unsafe {
+        libc::madvise(address as *mut libc::c_void, len, libc::MADV_DONTNEED);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (address, len);
+}
+
+/// Registers a shared file mapping at `address` of `len` bytes, to be given
+/// back when over the ceiling.
+pub(crate) fn register(address: usize, len: usize) {
+    if len > 0 {
+        let mut maps = FILE_MAPS.lock().unwrap_or_else(|e| e.into_inner());
+        maps.push((address, len));
+    }
+}
+
+/// Forgets the mapping at `address` (before it is unmapped).
+pub(crate) fn unregister(address: usize) {
+    let mut maps = FILE_MAPS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(at) = maps.iter().position(|&(a, _)| a == address) {
+        maps.swap_remove(at);
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use crate::huge::HugeArray;
+
+    /// The resident bytes of the mapping that starts at `address`, from
+    /// `/proc/self/smaps` (so that other tests' memory does not count).
+    fn rss_of(address: usize) -> u64 {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let header = format!("{address:x}-");
+        let block = smaps.split_once(&header).expect("the mapping is listed").1;
+        let line = block.lines().find(|l| l.starts_with("Rss:")).unwrap();
+        let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        kib * 1024
+    }
+
+    #[test]
+    fn file_pages_given_back_keep_their_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("array");
+        let len = 16 << 20;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
+        file.set_len(len as u64).unwrap();
+        // SAFETY: the test's own file, not changed elsewhere.
+        let map = unsafe { memmap2::MmapMut::map_mut(&file) }.unwrap();
+        let mut array = HugeArray::from_map(map);
+        let address = array.as_ptr() as usize;
+        for (i, b) in array.iter_mut().enumerate() {
+            *b = (i % 253) as u8;
+        }
+        assert_eq!(rss_of(address), len as u64);
+        release_file_pages();
+        assert_eq!(rss_of(address), 0);
+        // The dirty pages were kept: the content reads back, and reaches the file.
+        assert!(array.iter().enumerate().all(|(i, &b)| b == (i % 253) as u8));
+        assert_eq!(rss_of(address), len as u64);
+        drop(array);
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(bytes.iter().enumerate().all(|(i, &b)| b == (i % 253) as u8));
+        let maps = FILE_MAPS.lock().unwrap();
+        assert!(maps.iter().all(|&(a, _)| a != address), "unregistered");
+    }
+}
