@@ -1,7 +1,18 @@
-//! The updates in transit between partitions held in memory: one box per
-//! partition, filled by every other partition's outbox during a
-//! generation and emptied before the next.
+//! The updates in transit between partitions: one box per partition, filled
+//! by every other partition's outbox during a generation and emptied before
+//! the partition's next visit.
+//!
+//! A box is kept in memory while the updates held in all boxes stay within
+//! a cap; past it (a level on disk, whose budget has room for only so many),
+//! the box that went over is appended to a file of its own in the work
+//! directory, and read back in pieces when it is emptied. Updates of one
+//! generation commute, so the pieces may be applied in any order: the
+//! values are the same whatever the cap.
 
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use rayon::slice::ParallelSliceMut;
@@ -9,33 +20,121 @@ use rayon::slice::ParallelSliceMut;
 use super::batch::{lock, Mailbox};
 use super::partition::Partitions;
 use crate::error::SolveError;
+use crate::mapped::io;
 
-/// One box of updates per partition, in memory.
-pub(super) struct MemoryMail {
+/// One box of updates per partition.
+pub(super) struct Mail {
     partitions: Partitions,
-    boxes: Vec<Mutex<Vec<u64>>>,
+    boxes: Vec<Mutex<Inbox>>,
+    /// The updates held in memory, over all boxes.
+    held: AtomicUsize,
+    /// At most this many held in memory before a box goes to its file.
+    cap: usize,
+    /// Where boxes go past the cap (`None`: they stay in memory), and the
+    /// name of this set of boxes there.
+    spill: Option<(PathBuf, &'static str)>,
+    /// Updates written to files so far.
+    spilled: AtomicU64,
 }
 
-impl MemoryMail {
-    /// Empty boxes, one per partition of `partitions`.
-    pub fn new(partitions: Partitions) -> MemoryMail {
-        MemoryMail {
+/// A partition's box: the updates in memory, and those in its file.
+#[derive(Default)]
+struct Inbox {
+    updates: Vec<u64>,
+    file: Option<File>,
+    in_file: u64,
+}
+
+/// The updates taken from a box ([`Mail::take`]), for [`Delivery::each_piece`].
+#[derive(Default)]
+pub(super) struct Delivery {
+    updates: Vec<u64>,
+    file: Option<(File, PathBuf, u64)>,
+}
+
+/// Updates read back from a box's file at a time (8 MiB).
+const PIECE_UPDATES: usize = 1 << 20;
+
+impl Mail {
+    /// Empty boxes, one per partition of `partitions`, all in memory.
+    pub fn in_memory(partitions: Partitions) -> Mail {
+        Mail::new(partitions, usize::MAX, None)
+    }
+
+    /// Empty boxes, one per partition of `partitions`, holding at most about
+    /// `cap` updates in memory; the rest go to files `mail-NAME-P` in `dir`.
+    pub fn spilling(partitions: Partitions, cap: usize, dir: &Path, name: &'static str) -> Mail {
+        Mail::new(partitions, cap, Some((dir.to_path_buf(), name)))
+    }
+
+    fn new(partitions: Partitions, cap: usize, spill: Option<(PathBuf, &'static str)>) -> Mail {
+        Mail {
             partitions,
             boxes: (0..partitions.count())
-                .map(|_| Mutex::new(Vec::new()))
+                .map(|_| Mutex::new(Inbox::default()))
                 .collect(),
+            held: AtomicUsize::new(0),
+            cap,
+            spill,
+            spilled: AtomicU64::new(0),
         }
     }
 
-    /// Empties partition `p`'s box: its updates, sorted.
-    pub fn take(&self, p: usize) -> Vec<u64> {
-        let mut updates = std::mem::take(&mut *lock(&self.boxes[p]));
+    /// Empties partition `p`'s box: its updates, the ones in memory sorted.
+    pub fn take(&self, p: usize) -> Delivery {
+        let mut taken = lock(&self.boxes[p]);
+        let mut updates = std::mem::take(&mut taken.updates);
+        self.held.fetch_sub(updates.len(), Relaxed);
         updates.par_sort_unstable();
-        updates
+        let file = match (taken.file.take(), &self.spill) {
+            (Some(file), Some((dir, name))) => {
+                let count = std::mem::take(&mut taken.in_file);
+                Some((file, box_path(dir, name, p), count))
+            }
+            _ => None,
+        };
+        Delivery { updates, file }
+    }
+
+    /// The updates written to files so far.
+    pub fn spilled(&self) -> u64 {
+        self.spilled.load(Relaxed)
+    }
+
+    /// Appends box `p`'s updates in memory to its file.
+    fn spill(&self, p: usize, into: &mut Inbox) -> Result<(), SolveError> {
+        let Some((dir, name)) = &self.spill else {
+            return Ok(());
+        };
+        let path = box_path(dir, name, p);
+        if into.file.is_none() {
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&path)
+                .map_err(io(&path))?;
+            into.file = Some(file);
+        }
+        let file = into.file.as_mut().expect("opened above");
+        let mut bytes = Vec::with_capacity(8 * PIECE_UPDATES.min(into.updates.len()));
+        for piece in into.updates.chunks(PIECE_UPDATES) {
+            bytes.clear();
+            bytes.extend(piece.iter().flat_map(|u| u.to_le_bytes()));
+            file.write_all(&bytes).map_err(io(&path))?;
+        }
+        let count = into.updates.len();
+        into.in_file += count as u64;
+        self.spilled.fetch_add(count as u64, Relaxed);
+        self.held.fetch_sub(count, Relaxed);
+        // (A new vector: the old one's memory goes back.)
+        into.updates = Vec::new();
+        Ok(())
     }
 }
 
-impl Mailbox for MemoryMail {
+impl Mailbox for Mail {
     fn post(&self, updates: Vec<u64>) -> Result<(), SolveError> {
         // Sorted, so each partition's updates are one run.
         let mut rest = &updates[..];
@@ -43,9 +142,116 @@ impl Mailbox for MemoryMail {
             let p = self.partitions.of(first >> 1);
             let end = self.partitions.range(p).end;
             let run = rest.partition_point(|&u| u >> 1 < end);
-            lock(&self.boxes[p]).extend_from_slice(&rest[..run]);
+            let mut into = lock(&self.boxes[p]);
+            into.updates.extend_from_slice(&rest[..run]);
+            let held = self.held.fetch_add(run, Relaxed) + run;
+            if held > self.cap {
+                self.spill(p, &mut into)?;
+            }
             rest = &rest[run..];
         }
         Ok(())
+    }
+}
+
+impl Delivery {
+    /// True when no update was taken.
+    pub fn is_empty(&self) -> bool {
+        self.updates.is_empty() && self.file.is_none()
+    }
+
+    /// Hands the updates to `apply` in pieces, each sorted: those held in
+    /// memory, then those of the box's file a few mebibytes at a time. The
+    /// file is removed after.
+    ///
+    /// # Errors
+    /// [`SolveError::Io`] naming the box's file when it cannot be read.
+    pub fn each_piece(self, mut apply: impl FnMut(&[u64])) -> Result<(), SolveError> {
+        if !self.updates.is_empty() {
+            apply(&self.updates);
+        }
+        drop(self.updates);
+        let Some((mut file, path, count)) = self.file else {
+            return Ok(());
+        };
+        file.seek(SeekFrom::Start(0)).map_err(io(&path))?;
+        let mut bytes = vec![0u8; 8 * PIECE_UPDATES];
+        let mut piece = Vec::with_capacity(PIECE_UPDATES);
+        let mut left = count as usize;
+        while left > 0 {
+            let n = left.min(PIECE_UPDATES);
+            file.read_exact(&mut bytes[..8 * n]).map_err(io(&path))?;
+            piece.clear();
+            piece.extend(
+                bytes[..8 * n]
+                    .chunks_exact(8)
+                    .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
+            );
+            // (Sorted for locality only: the file holds sorted runs.)
+            piece.par_sort_unstable();
+            apply(&piece);
+            left -= n;
+        }
+        drop(file);
+        std::fs::remove_file(&path).map_err(io(&path))
+    }
+}
+
+/// The file of box `p` of the set `name` in `dir`.
+fn box_path(dir: &Path, name: &str, p: usize) -> PathBuf {
+    dir.join(format!("mail-{name}-{p}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Updates for boards spread over a level of `boards` boards.
+    fn updates(boards: u64, count: u64, seed: u64) -> Vec<u64> {
+        let mut x = seed;
+        let mut all: Vec<u64> = (0..count)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (((x >> 20) % boards) << 1) | ((x >> 7) & 1)
+            })
+            .collect();
+        all.sort_unstable();
+        all
+    }
+
+    #[test]
+    fn boxes_over_the_cap_go_to_files_and_come_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let boards = 1 << 20;
+        let partitions = Partitions::new(boards, 5);
+        let in_memory = Mail::in_memory(partitions);
+        // A cap of a few updates: nearly every box goes to its file, and
+        // files are appended to.
+        let spilling = Mail::spilling(partitions, 1000, dir.path(), "a");
+        for seed in 0..6 {
+            let batch = updates(boards, 20_000 + 7 * seed, seed);
+            in_memory.post(batch.clone()).unwrap();
+            spilling.post(batch).unwrap();
+        }
+        assert!(spilling.spilled() > 100_000);
+        for p in 0..partitions.count() {
+            let collect = |mail: &Mail| {
+                let mut all = Vec::new();
+                mail.take(p)
+                    .each_piece(|piece| all.extend_from_slice(piece))
+                    .unwrap();
+                all.sort_unstable();
+                all
+            };
+            let expected = collect(&in_memory);
+            assert!(!expected.is_empty());
+            assert!(expected.iter().all(|&u| partitions.of(u >> 1) == p));
+            assert_eq!(collect(&spilling), expected, "partition {p}");
+            // Emptied: the box is empty and its file gone.
+            assert!(spilling.take(p).is_empty());
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

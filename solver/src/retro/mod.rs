@@ -103,7 +103,7 @@ use crate::cells::{CellLayout, Layout, Narrow, Wide};
 use crate::error::SolveError;
 use crate::lower::LowerLevels;
 use batch::Outbox;
-use mail::MemoryMail;
+use mail::{Delivery, Mail};
 use stage::{Decided, Frontier};
 use state::State;
 use store::{DiskStore, Manifest};
@@ -168,6 +168,11 @@ pub struct Stage {
     /// partition), 8 bytes each.
     #[serde(default)]
     pub sent_updates: u64,
+    /// Of those, the updates that waited in files of the work directory (a
+    /// level on disk, past the memory its plan has for them): written once
+    /// and read once, 8 bytes each.
+    #[serde(default)]
+    pub spilled_updates: u64,
 }
 
 /// A solved level: one value per stored board, in index order, and how it went.
@@ -230,6 +235,10 @@ pub struct SolveOptions {
     /// one); the one mapped longest ago is unmapped to map another. Each
     /// mapping pages its partition in again, so fewer cost time.
     pub resident_partitions: usize,
+    /// With a work directory: the bytes of updates in transit between
+    /// partitions held in memory (8 per update); the rest wait in files of
+    /// the work directory.
+    pub mail_bytes: u64,
 }
 
 impl Default for SolveOptions {
@@ -242,6 +251,7 @@ impl Default for SolveOptions {
             work_dir: None,
             checkpoint_seconds: 60.0,
             resident_partitions: usize::MAX,
+            mail_bytes: u64::MAX,
         }
     }
 }
@@ -424,7 +434,23 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
     let mut last_checkpoint = Instant::now();
     let io_start = crate::memory::disk_io();
 
-    let mails = [MemoryMail::new(partitions), MemoryMail::new(partitions)];
+    let mails = match &store {
+        Store::Disk(disk) => {
+            // Each set of boxes holds at most half the mail the budget has room for.
+            let cap = (options.mail_bytes / 2 / 8).max(1) as usize;
+            let dir = disk.dir();
+            [
+                Mail::spilling(partitions, cap, dir, "a"),
+                Mail::spilling(partitions, cap, dir, "b"),
+            ]
+        }
+        Store::Memory => [Mail::in_memory(partitions), Mail::in_memory(partitions)],
+    };
+    // (An outbox's updates are memory of the mail's share too.)
+    let outbox_updates = match &store {
+        Store::Disk(_) => (options.mail_bytes / 8 / 8).clamp(1024, OUTBOX_UPDATES as u64) as usize,
+        Store::Memory => OUTBOX_UPDATES,
+    };
     let mut frontiers: Vec<Frontier> = (0..count).map(|_| Frontier::default()).collect();
     for k in (1..=first_k as i8).rev() {
         progress.set_message(format!("stage {k}"));
@@ -447,6 +473,7 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
         // last generation) and the ones being filled.
         let mut generations = 0;
         let mut sent_updates = 0;
+        let spilled_before = mails[0].spilled() + mails[1].spilled();
         let mut pending = 0; // updates in the boxes being taken
         loop {
             if pending == 0 && (0..count).all(|p| !frontiers[p].has_work(&states[p])) {
@@ -468,24 +495,29 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
                 (0..count).rev().collect()
             };
             for p in order {
-                let updates = if pending > 0 {
+                let delivery = if pending > 0 {
                     taken.take(p)
                 } else {
-                    Vec::new()
+                    Delivery::default()
                 };
-                if !updates.is_empty() {
+                if !delivery.is_empty() {
                     let frontier = &frontiers[p];
                     decided += store.with(p, &mut states, |state| {
-                        stage::take_updates::<L, P>(
-                            state,
-                            frontier,
-                            rules,
-                            k,
-                            generations,
-                            &updates,
-                            progress,
-                        )
-                    })?;
+                        let mut decided = Decided::default();
+                        delivery
+                            .each_piece(|updates| {
+                                decided += stage::take_updates::<L, P>(
+                                    state,
+                                    frontier,
+                                    rules,
+                                    k,
+                                    generations,
+                                    updates,
+                                    progress,
+                                )
+                            })
+                            .map(|()| decided)
+                    })??;
                 }
                 if !frontiers[p].has_work(&states[p]) {
                     continue;
@@ -494,14 +526,14 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
                 if let Store::Disk(_) = store {
                     progress.set_message(disk_message(k, round, p, count, io_start));
                 }
-                let outbox = Outbox::new(filled, OUTBOX_UPDATES);
+                let outbox = Outbox::new(filled, outbox_updates);
                 let frontier = &mut frontiers[p];
                 decided += store.with(p, &mut states, |state| {
                     stage::visit::<L, P>(
                         rules, seeds, index, state, frontier, k, round, &outbox, progress,
                     )
                 })?;
-                outbox.flush().expect("boxes in memory take every update");
+                outbox.flush()?;
                 sent += outbox.sent();
             }
             if visited {
@@ -519,6 +551,7 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
                 seeding_seconds,
                 propagation_seconds: started.elapsed().as_secs_f64() - seeding_seconds,
                 sent_updates,
+                spilled_updates: mails[0].spilled() + mails[1].spilled() - spilled_before,
             });
         }
         if k > 1 && last_checkpoint.elapsed().as_secs_f64() >= options.checkpoint_seconds {
@@ -623,7 +656,11 @@ fn assemble<L: Layout>(
         let (values, free) = state.into_values(seeds);
         return Ok((values, free, generations));
     }
-    let mut values = Values::from_array(array("level-values", boards as usize)?);
+    // The level's statistics read the values at random (a child of an
+    // unstored board): see `HugeArray::advise_random`.
+    let values = array("level-values", boards as usize)?;
+    values.advise_random();
+    let mut values = Values::from_array(values);
     let mut free = array("level-free", 8 * boards.div_ceil(64) as usize)?;
     let mut generations: Option<Generations> = None;
     for (p, mut state) in states.into_iter().enumerate() {

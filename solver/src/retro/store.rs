@@ -165,6 +165,11 @@ impl DiskStore {
         Ok((store, resumed))
     }
 
+    /// The work directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The bytes of all partitions' files.
     pub fn bytes(&self) -> u64 {
         self.files().iter().map(|(_, bytes)| *bytes as u64).sum()
