@@ -22,6 +22,7 @@ use crate::mapped;
 use crate::memory::{format_size, peak_resident};
 use crate::retro::{self, Stage, GENERATION_BYTES_PER_BOARD};
 use crate::stats;
+use awari_dbformat::resident;
 
 /// Which levels to build.
 #[derive(Clone, Debug)]
@@ -230,6 +231,8 @@ pub fn build(
     if lower_in_files && last_missing.is_some() {
         fs::create_dir_all(&work_dir).map_err(mapped::io(&work_dir))?;
     }
+    // The levels present are decoded into files of scores within the budget.
+    let mut watch = lower_in_files.then(|| resident::Watch::new(resident_ceiling(options)));
 
     for &seeds in &plan.levels {
         let path = file::level_path(&options.dir, id(seeds));
@@ -294,6 +297,11 @@ pub fn build(
         let boards = index.level_size(seeds);
         let lower_in_memory = if lower_in_files { 0 } else { lower.bytes() };
         let level_plan = plan_memory(seeds, boards, lower_in_memory, options)?;
+        // Pages of mapped files are held within the budget too.
+        drop(watch.take());
+        if lower_in_files || level_plan.on_disk {
+            watch = Some(resident::Watch::new(resident_ceiling(options)));
+        }
         // The level file (its temporary copy is renamed), at twice the bits
         // per board of levels 20..=24 for room; with the lower levels in
         // files, this level's scores too when a later level reads them.
@@ -325,12 +333,21 @@ pub fn build(
                 .then(|| work_dir.join(id(seeds).file_name()).with_extension("work")),
             checkpoint_seconds: options.checkpoint_seconds,
             resident_partitions: level_plan.resident_partitions,
+            mail_bytes: level_plan.mail_bytes,
             ..retro::SolveOptions::default()
         };
         let solved = retro::solve_level(rules, seeds, &lower, &bar, &solve_options)?;
         let solve_seconds = started.elapsed().as_secs_f64();
         bar.set_message("writing");
         let values = Arc::new(solved.values);
+        // Under a resident ceiling the statistics read the levels' values a
+        // share at a time: three quarters of the room the ceiling leaves
+        // now (the rest for the writer's pages and the statistics' own).
+        let room = resident::ceiling().map(|ceiling| {
+            resident::release_file_pages();
+            let now = resident::resident_bytes().unwrap_or(0);
+            ceiling.saturating_sub(now) / 4 * 3
+        });
         // The certificate before the level: the level's rename marks it
         // complete (with its statistics, written last). The statistics are
         // counted meanwhile: the writer leaves a core idle now and then (one
@@ -354,7 +371,7 @@ pub fn build(
             },
             || {
                 let stored = stats::count_stored(&values);
-                let all = stats::count_all(rules, seeds, &values, &lower, &stored);
+                let all = stats::count_all(rules, seeds, &values, &lower, &stored, room);
                 (stored, all)
             },
         );
@@ -412,7 +429,15 @@ pub fn build(
         }
     }
     let _ = fs::remove_dir(&work_dir);
+    drop(watch);
     Ok(())
+}
+
+/// The resident set at which the pages of mapped files are given back: the
+/// budget, less room for what a pass may map between two readings of the
+/// resident set ([`resident::Watch`]).
+fn resident_ceiling(options: &Options) -> u64 {
+    options.memory - options.memory / 16
 }
 
 /// The bytes a level file of `boards` boards is planned at: the 2.6 bits per
@@ -583,17 +608,24 @@ struct LevelPlan {
     on_disk: bool,
     /// On disk: the partitions that fit in memory at once.
     resident_partitions: usize,
+    /// On disk: the updates in transit held in memory, in bytes (the rest
+    /// wait in files).
+    mail_bytes: u64,
     /// The memory this plan counts on, at most the budget.
     memory_bytes: u64,
 }
 
-/// Memory per board of a level kept on disk besides one partition's cells:
-/// the dirty maps and summaries of every partition (a bit per 8 words and
-/// 8 bytes per 512 words: under 0.01) and the updates in transit between
-/// partitions, in memory for now (2.8 per board over all of level 22 with
-/// 16 partitions, a small part of that in one generation; see
-/// docs/scaling.md).
-const DISK_MODE_BYTES_PER_BOARD: f64 = 0.125;
+/// Memory per board of a level kept on disk for the dirty maps and
+/// summaries of every partition (a bit per 8 words and 8 bytes per 512
+/// words: under 0.01).
+const MAPS_BYTES_PER_BOARD: f64 = 1.0 / 64.0;
+
+/// Memory per board of a level kept on disk for the updates in transit
+/// between partitions that wait in memory; the rest wait in files of the
+/// work directory. (Over all of level 22 with 16 partitions, 2.8 updates per
+/// board cross, 22 bytes; a few percent of that in one generation; see
+/// docs/scaling.md.)
+const MAIL_BYTES_PER_BOARD: f64 = 7.0 / 64.0;
 
 /// Partitions on disk below which a level is not cut (each costs a mapping
 /// and a visit per generation).
@@ -642,15 +674,17 @@ fn plan_memory(
             partitions: options.partitions.unwrap_or(1),
             on_disk: false,
             resident_partitions: usize::MAX,
+            mail_bytes: u64::MAX,
             memory_bytes: in_memory + list_bytes(list_entries),
         });
     }
     // On disk: the level's values, free bits and generations are
     // assembled in files too (taking the page cache), so besides one
     // partition's cells memory holds the maps and the mail.
-    let maps = (boards as f64 * DISK_MODE_BYTES_PER_BOARD) as u64;
-    let fixed = base + maps;
-    let partition_bytes = |k: u64| (boards.div_ceil(k) as f64 * per_board) as u64 + maps;
+    let maps = (boards as f64 * MAPS_BYTES_PER_BOARD) as u64;
+    let mail = ((boards as f64 * MAIL_BYTES_PER_BOARD) as u64).max(1 << 20);
+    let fixed = base + maps + mail;
+    let partition_bytes = |k: u64| (boards.div_ceil(k) as f64 * per_board) as u64;
     let partitions = match options.partitions {
         Some(k) => k,
         None => (1..=MAX_DISK_PARTITIONS)
@@ -670,7 +704,7 @@ fn plan_memory(
     }
     // The room left keeps more partitions mapped at once (each mapping
     // pages its partition in again), before it goes to frontier lists.
-    let cells = partition_bytes(partitions) - maps;
+    let cells = partition_bytes(partitions);
     let resident = (1 + (budget - needed) / cells.max(1)).min(partitions);
     let spare = budget - needed - (resident - 1) * cells;
     let list_entries = lists_within(spare);
@@ -679,6 +713,7 @@ fn plan_memory(
         partitions,
         on_disk: true,
         resident_partitions: resident as usize,
+        mail_bytes: mail,
         memory_bytes: budget - spare + list_bytes(list_entries),
     })
 }
@@ -735,7 +770,7 @@ fn make_report(
     stages: Vec<Stage>,
 ) -> LevelReport {
     let counts_stored = stats::count_stored(values);
-    let counts_all = stats::count_all(rules, seeds, values, lower, &counts_stored);
+    let counts_all = stats::count_all(rules, seeds, values, lower, &counts_stored, None);
     LevelReport {
         seconds,
         file_bytes,

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use awari_dbformat::{Board, Index, Score};
 
-use awari_dbformat::huge::Values;
+use awari_dbformat::huge::{HugeArray, Values};
 
 use crate::error::SolveError;
 use crate::mapped;
@@ -106,6 +106,19 @@ impl LowerLevels {
         &self.level_of(board)[i as usize]
     }
 
+    /// Where the value of board `i` (its index) of loaded level `seeds` is
+    /// kept.
+    ///
+    /// # Panics
+    /// When the level is not loaded or has no board `i`.
+    #[inline]
+    pub fn slot_at(&self, seeds: u32, i: u64) -> &i8 {
+        let level = self.levels[seeds as usize]
+            .as_ref()
+            .expect("a capture reached a level that is not loaded");
+        &level[i as usize]
+    }
+
     /// The values of `board`'s level, which must be loaded.
     #[inline]
     fn level_of(&self, board: &Board) -> &Values {
@@ -139,11 +152,17 @@ pub fn scores_in_file(
             (Some(Some(made)), Some(scores)) => scores >= made,
             _ => false,
         };
+    // Scores are read at random (by capture and by parent): see
+    // `HugeArray::advise_random` for why it is said before the first access.
+    let random = |array: HugeArray| {
+        array.advise_random();
+        Values::from_array(array)
+    };
     if current {
-        return Ok(Values::from_array(mapped::open(path)?));
+        return Ok(random(mapped::open(path)?));
     }
     let tmp = path.with_extension("scores.tmp");
-    let mut values = Values::from_array(mapped::create(&tmp, boards as usize)?);
+    let mut values = random(mapped::create(&tmp, boards as usize)?);
     fill(&mut values)?;
     File::open(&tmp)
         .and_then(|f| f.sync_all())

@@ -3,8 +3,11 @@
 //! row is full is valued by one ply over its children.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use awari_dbformat::cache::prefetch;
+use awari_dbformat::index::UnstoredRow;
+use awari_dbformat::resident;
 use awari_dbformat::{with_pits, Board, Gain, Index, MoveList, Rules, Score};
 use rayon::prelude::*;
 
@@ -55,14 +58,23 @@ pub fn one_ply(rules: Rules, board: &Board, values: &[i8], lower: &LowerLevels) 
 
 /// Counts the values of all boards with `seeds` seeds: the stored ones (`stored`,
 /// from [`count_stored`]) plus the unstored ones valued as [`one_ply`] does.
+///
+/// The children of unstored boards lie anywhere in this level and the lower
+/// ones. With `room` (bytes), the levels' values are read a share at a time,
+/// each share at most `room` bytes, in as many passes over the unstored
+/// boards as that takes (see [`passes`]): for a level on disk, whose values
+/// are mapped from files, this bounds what is resident. `None` reads all at
+/// once, in one pass.
 pub fn count_all(
     rules: Rules,
     seeds: u32,
     values: &[i8],
     lower: &LowerLevels,
     stored: &Counts,
+    room: Option<u64>,
 ) -> Counts {
-    let unstored = with_pits!(rules.pits(), P => count_unstored::<P>(rules, seeds, values, lower));
+    let unstored =
+        with_pits!(rules.pits(), P => count_unstored::<P>(rules, seeds, values, lower, room));
     let mut all = stored.clone();
     for (b, &n) in unstored.iter().enumerate() {
         if n > 0 {
@@ -72,37 +84,102 @@ pub fn count_all(
     all
 }
 
+/// The boards of one level whose values a pass reads: for each seed count,
+/// a range of indices (empty: none).
+type Share = Vec<Range<u64>>;
+
+/// The passes that read the values of levels of `sizes[s]` boards (seed
+/// count `s`), each reading at most `room` of them (one byte per board) and
+/// at least one board: the levels cut into pieces in order, the pieces
+/// packed into passes as they come. With `room` `None`, one pass reads all.
+fn passes(sizes: &[u64], room: Option<u64>) -> Vec<Share> {
+    let none = || vec![0..0; sizes.len()];
+    let Some(room) = room.map(|r| r.max(1)) else {
+        return vec![sizes.iter().map(|&n| 0..n).collect()];
+    };
+    let mut passes = vec![none()];
+    let mut left = room;
+    for (s, &n) in sizes.iter().enumerate() {
+        let mut at = 0;
+        while at < n {
+            if left == 0 {
+                passes.push(none());
+                left = room;
+            }
+            let take = left.min(n - at);
+            passes.last_mut().expect("one pass at least")[s] = at..at + take;
+            at += take;
+            left -= take;
+        }
+    }
+    passes
+}
+
+/// No value yet: below every score.
+const NO_VALUE: i8 = i8::MIN;
+
 /// The histogram (by value, as a byte) of the unstored boards of level
-/// `seeds`, valued as [`one_ply`] does, for boards of `P` pits per side.
+/// `seeds`, valued as [`one_ply`] does, for boards of `P` pits per side, in
+/// the passes that `room` allows ([`count_all`]).
 fn count_unstored<const P: usize>(
     rules: Rules,
     seeds: u32,
     values: &[i8],
     lower: &LowerLevels,
+    room: Option<u64>,
 ) -> [u64; 256] {
     let index = Index::for_pits(rules.pits());
-    // A task per opponent row (level 24: 134,596 rows for 34.6 million
-    // boards), each valuing its boards a group at a time; a histogram and
-    // scratch lists per thread.
-    index
-        .unstored_rows(seeds)
-        .par_bridge()
-        .fold(
-            || ([0u64; 256], Scratch::default()),
-            |(mut h, mut scratch), row| {
+    let sizes: Vec<u64> = (0..=seeds)
+        .map(|s| match lower.level(s) {
+            _ if s == seeds => values.len() as u64,
+            Some(level) => level.len() as u64,
+            None => 0,
+        })
+        .collect();
+    // The best value of every unstored board so far, the boards of each
+    // opponent row together, the rows in order.
+    let rows: Vec<UnstoredRow> = index.unstored_rows(seeds).collect();
+    let mut best = vec![NO_VALUE; rows.iter().map(|r| r.len()).sum::<u64>() as usize];
+    let mut slices = Vec::with_capacity(rows.len());
+    let mut rest = best.as_mut_slice();
+    for row in &rows {
+        let (own, after) = rest.split_at_mut(row.len() as usize);
+        slices.push(own);
+        rest = after;
+    }
+    for share in passes(&sizes, room) {
+        // A task per opponent row (level 24: 134,596 rows for 34.6 million
+        // boards), each valuing its boards a group at a time, with scratch
+        // lists per thread.
+        rows.par_iter().zip(slices.par_iter_mut()).for_each_init(
+            Scratch::default,
+            |scratch, (row, best)| {
                 let mut boards = row.boards().peekable();
+                let mut at = 0;
                 while boards.peek().is_some() {
                     scratch.group.clear();
                     scratch.group.extend(boards.by_ref().take(GROUP));
-                    for v in one_ply_group::<P>(rules, index, values, lower, &mut scratch) {
-                        h[v as u8 as usize] += 1;
-                    }
+                    let group = &mut best[at..at + scratch.group.len()];
+                    one_ply_group::<P>(rules, index, values, lower, &share, scratch, group);
+                    at += scratch.group.len();
                 }
-                (h, scratch)
             },
-        )
-        .map(|(h, _)| h)
-        .reduce(|| [0u64; 256], add_histograms)
+        );
+        // The share read is not needed again: its pages go back (when the
+        // resident set is held under a ceiling), so the next one has room.
+        if room.is_some() {
+            resident::release_file_pages();
+        }
+    }
+    let mut histogram = [0u64; 256];
+    for v in best {
+        assert_ne!(
+            v, NO_VALUE,
+            "a board with seeds in the mover's row has a move"
+        );
+        histogram[v as u8 as usize] += 1;
+    }
+    histogram
 }
 
 /// Boards valued together by [`one_ply_group`].
@@ -116,62 +193,67 @@ struct Scratch<'a> {
     /// Every move of the group's boards waiting for its child's value: the
     /// board (its place in the group), what the move gains, the child's value.
     waiting: Vec<(u8, Gain, &'a i8)>,
-    /// The best value of each board of the group so far.
-    best: Vec<Option<Score>>,
     captures: MoveList,
 }
 
-/// The [`one_ply`] values of the boards of `scratch.group`, of `P` pits per
-/// side. Their children's values lie anywhere in this level and the lower
-/// ones, so all are asked for (prefetched) before any is read. The quiet
-/// moves are found without sowing and their children sown without looking
-/// for captures (the group's boards have a full opponent row, and none of
-/// those moves starves).
-fn one_ply_group<'a, 's, const P: usize>(
+/// Raises `best[b]` to the [`one_ply`] value of board `b` of
+/// `scratch.group`, of `P` pits per side, over the children whose values
+/// `share` reads (a game's end is its own value, in every share). The
+/// children's values lie anywhere in the levels read, so all are asked for
+/// (prefetched) before any is read. The quiet moves are found without sowing
+/// and their children sown without looking for captures (the group's boards
+/// have a full opponent row, and none of those moves starves).
+fn one_ply_group<'a, const P: usize>(
     rules: Rules,
     index: &Index,
     values: &'a [i8],
     lower: &'a LowerLevels,
-    scratch: &'s mut Scratch<'a>,
-) -> impl Iterator<Item = i8> + use<'a, 's, P> {
+    share: &Share,
+    scratch: &mut Scratch<'a>,
+    best: &mut [i8],
+) {
     let Scratch {
         group,
         waiting,
-        best,
         captures,
     } = scratch;
     waiting.clear();
-    best.clear();
+    let own = &share[group[0].seeds() as usize];
     for (b, board) in group.iter().enumerate() {
-        best.push(rules.terminal_value(board));
-        if best[b].is_some() {
+        if let Some(v) = rules.terminal_value(board) {
+            best[b] = v.get();
             continue;
         }
         let mut quiet = rules.quiet_pits_and_captures_sized::<P>(board, captures);
-        while quiet != 0 {
+        while quiet != 0 && !own.is_empty() {
             let pit = quiet.trailing_zeros() as usize;
             quiet &= quiet - 1;
             let child = rules.known_quiet_child(board, pit);
             let i = index.rank_sized::<P>(&child).expect("a child is stored");
-            let slot = &values[i as usize];
-            prefetch(slot);
-            waiting.push((b as u8, Gain::QUIET, slot));
+            if own.contains(&i) {
+                let slot = &values[i as usize];
+                prefetch(slot);
+                waiting.push((b as u8, Gain::QUIET, slot));
+            }
         }
         for m in captures.iter() {
-            let slot = lower.slot_sized::<P>(&m.child);
-            prefetch(slot);
-            waiting.push((b as u8, m.gain(), slot));
+            let range = &share[m.child.seeds() as usize];
+            if range.is_empty() {
+                continue;
+            }
+            let i = index.rank_sized::<P>(&m.child).expect("a child is stored");
+            if range.contains(&i) {
+                let slot = lower.slot_at(m.child.seeds(), i);
+                prefetch(slot);
+                waiting.push((b as u8, m.gain(), slot));
+            }
         }
     }
     for &(b, gain, slot) in waiting.iter() {
-        let v = gain.value(Score::new(*slot));
+        let v = gain.value(Score::new(*slot)).get();
         let b = usize::from(b);
-        best[b] = Some(best[b].map_or(v, |old| old.max(v)));
+        best[b] = best[b].max(v);
     }
-    best.iter().map(|v| {
-        v.expect("a board with seeds in the mover's row has a move")
-            .get()
-    })
 }
 
 fn add_histograms(mut a: [u64; 256], b: [u64; 256]) -> [u64; 256] {
@@ -217,10 +299,40 @@ mod tests {
                     .or_default() += 1;
             }
             assert_eq!(
-                count_all(rules, n, values, &lower, &stored),
+                count_all(rules, n, values, &lower, &stored, None),
                 expected,
                 "{set:?}"
             );
+            // Read a share at a time, down to a few boards a pass (pieces
+            // of one level in several passes, several levels in one): the
+            // same counts.
+            for room in [1 << 20, 20_000, 777] {
+                assert_eq!(
+                    count_all(rules, n, values, &lower, &stored, Some(room)),
+                    expected,
+                    "{set:?} in passes of {room} boards"
+                );
+            }
         }
+    }
+
+    #[test]
+    fn passes_read_every_board_once_within_the_room() {
+        let sizes = [1, 0, 5, 12, 3];
+        for room in 1..=25 {
+            let all = passes(&sizes, Some(room));
+            for (s, &n) in sizes.iter().enumerate() {
+                let mut read: Vec<u64> = all.iter().flat_map(|p| p[s].clone()).collect();
+                read.sort_unstable();
+                assert_eq!(read, (0..n).collect::<Vec<_>>(), "room {room}, level {s}");
+            }
+            for pass in &all {
+                let bytes: u64 = pass.iter().map(|r| r.end - r.start).sum();
+                assert!(bytes <= room && bytes > 0, "room {room}: a pass of {bytes}");
+            }
+            let total: u64 = sizes.iter().sum();
+            assert_eq!(all.len() as u64, total.div_ceil(room), "room {room}");
+        }
+        assert_eq!(passes(&sizes, None).len(), 1);
     }
 }

@@ -8,6 +8,7 @@
 use std::sync::atomic::Ordering::Relaxed;
 
 use awari_dbformat::cache::prefetch;
+use awari_dbformat::resident;
 use awari_dbformat::{Gain, Index, MoveList, Rules, Score};
 use indicatif::ProgressBar;
 
@@ -70,6 +71,11 @@ pub(super) fn init<L: Layout, const P: usize>(
         store_cells(state, start, words, &cells);
         progress.inc(boards as u64);
     });
+    // The lower levels are not read again while the level is solved: with
+    // their pages given back, the solve starts with room for its own.
+    if resident::ceiling().is_some() {
+        resident::release_file_pages();
+    }
 }
 
 /// Capturing moves collected before their child values are read (see `init`).
