@@ -506,9 +506,10 @@ pub struct PlannedLevel {
 const IN_MEMORY_BOARDS_PER_SECOND: f64 = 6.0e6;
 
 /// Boards per second of a level on disk, one partition mapped at a time,
-/// as measured for level 22 in 3 partitions and level 24 in 2 on a 2-core
-/// machine (3.5 M and 3.74 M: docs/performance.md).
-const ON_DISK_BOARDS_PER_SECOND: f64 = 3.5e6;
+/// as measured for level 22 in `--memory 300M` and level 24 in `600M` (2
+/// partitions each) on a 2-core machine (4.39 M and 4.23 M:
+/// docs/performance.md).
+const ON_DISK_BOARDS_PER_SECOND: f64 = 4.2e6;
 
 /// The plan of every level of `plan` within `options`' budgets, before any
 /// work: how it would be built, with what memory and disk, in about how
