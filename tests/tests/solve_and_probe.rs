@@ -204,16 +204,21 @@ fn batch_answers_in_order_and_survives_a_bad_line() {
 }
 
 #[test]
-fn a_board_beyond_the_database_names_the_missing_level() {
-    let out = run(
+fn a_board_beyond_the_database_is_searched_or_names_the_missing_level() {
+    // `score` searches down to the levels present.
+    let json = score_json("4 4 4 4 4 0 / 0 0 0 0 0 0", &["--depth", "3"]);
+    assert_eq!(json["seeds"], 20);
+    assert_eq!(json["depth"], 3);
+    assert!(json["bound"].is_string() && json["best"].is_u64(), "{json}");
+    // `batch` reads the databases only, and says which level is missing.
+    let out = ok_stdout(&run_with_input(
         "awari-probe",
-        &["score", "4 4 4 4 4 0 / 0 0 0 0 0 0", "--db", db()],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+        &["batch", "--db", db()],
+        "4 4 4 4 4 0 / 0 0 0 0 0 0\n",
+    ));
     assert!(
-        err.contains("level 20") && err.contains("awari-solve"),
-        "{err}"
+        out.contains("level 20") && out.contains("awari-solve"),
+        "{out}"
     );
 }
 

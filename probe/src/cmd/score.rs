@@ -3,8 +3,10 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use awari_dbformat::{pit_label, Board, RuleSet};
+use awari_probe::search::{Bound, Limits, Searcher};
 use awari_probe::{Analysis, Pv, PvEnd, Tablebase};
 
 use super::CmdResult;
@@ -34,6 +36,35 @@ pub struct Args {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Above the levels built, search for this long, e.g. 500ms, 2s, 10s, 1m.
+    #[arg(long, value_parser = parse_duration, default_value = "2s")]
+    pub time: Duration,
+    /// Above the levels built, search at most this many plies deep.
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// The search's transposition table, e.g. 64M, 1G.
+    #[arg(long, value_parser = super::parse_bytes, default_value = "64M")]
+    pub hash: u64,
+    /// Search threads [default: one per core].
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+/// Reads a duration: a number with `ms`, `s` or `m` (`2s`, `500ms`, `1m`).
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let bad = || format!("{text:?}: a duration is a number with ms, s or m, e.g. 500ms, 2s, 1m");
+    let t = text.trim();
+    let (number, unit) = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map_or((t, "s"), |at| t.split_at(at));
+    let n: f64 = number.parse().map_err(|_| bad())?;
+    let seconds = match unit.trim() {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" | "min" => n * 60.0,
+        _ => return Err(bad()),
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|_| bad())
 }
 
 /// Reads "M,O" (or "M O"): seeds captured by the mover and by the opponent.
@@ -53,6 +84,9 @@ pub fn parse_captured(text: &str) -> Result<(u32, u32), String> {
 /// Prints the answer; see [`Args`].
 pub fn run(args: Args) -> CmdResult {
     let tb = Tablebase::open_for(&args.db, args.rules, args.board.per_side())?;
+    if tb.complete_up_to().is_none_or(|n| args.board.seeds() > n) {
+        return run_search(&tb, &args);
+    }
     let analysis = tb.analyse(&args.board)?;
     let pv = tb.principal_variation(&args.board, args.pv_limit)?;
     if args.json {
@@ -60,6 +94,123 @@ pub fn run(args: Args) -> CmdResult {
     } else {
         print_human(&tb, &analysis, &pv, args.captured);
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Above the levels built: the search's answer.
+fn run_search(tb: &Tablebase, args: &Args) -> CmdResult {
+    let limits = Limits {
+        time: Some(args.time),
+        depth: args.depth,
+        hash_bytes: usize::try_from(args.hash).unwrap_or(usize::MAX),
+        threads: args.threads.unwrap_or(Limits::default().threads),
+    };
+    let searcher = Searcher::new(tb, limits);
+    let found = searcher.search(&args.board)?;
+    let board = &args.board;
+    let p = board.per_side() as usize;
+    // The result, with what is left of the time.
+    let left = args
+        .time
+        .saturating_sub(Duration::from_secs_f64(found.seconds));
+    let proof = (found.bound != Bound::Exact)
+        .then(|| searcher.prove_outcome(board, args.captured, Some(left)))
+        .transpose()?;
+    let result = match (found.bound, proof) {
+        (Bound::Exact, _) => found.value.outcome(args.captured.0, args.captured.1),
+        (_, Some(proof)) => proof.outcome,
+        (_, None) => found.value.outcome(args.captured.0, args.captured.1),
+    };
+    let result_proven = found.bound == Bound::Exact || proof.is_some_and(|p| p.proven);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "board": board.pits(),
+                "seeds": board.seeds(),
+                "value": found.value.get(),
+                "bound": found.bound.name(),
+                "captured": [args.captured.0, args.captured.1],
+                "result": result.name(),
+                "result_proven": result_proven,
+                "best": found.best,
+                "pv": found.pv,
+                "depth": found.depth,
+                "nodes": found.nodes,
+                "seconds": found.seconds,
+            })
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{}", board.drawing());
+    println!(
+        "{} with {} seeds on the board ({}, {} pits per side): above the levels built ({}), searched",
+        board.to_notation(),
+        board.seeds(),
+        tb.rules().set(),
+        p,
+        tb.complete_up_to()
+            .map_or("none".to_string(), |n| format!("0..={n}"))
+    );
+    let meaning = match found.bound {
+        Bound::Exact => "exact: proven with exact leaves",
+        Bound::Lower => "at least this much: proven",
+        Bound::Upper => "at most this much: proven",
+        Bound::Estimate => "an estimate: not proven",
+    };
+    println!("value {} ({meaning})", found.value);
+    println!(
+        "result with {}-{} already captured: {} for the mover ({})",
+        args.captured.0,
+        args.captured.1,
+        result,
+        if result_proven {
+            "proven"
+        } else {
+            "not proven"
+        }
+    );
+    let label = |pit: u8| pit_label(pit as usize, p);
+    match found.best {
+        Some(pit) => println!("best move {}", label(pit)),
+        None => println!("no legal move: the game is over"),
+    }
+    // Upper case: the mover's moves; lower case: the opponent's.
+    let mut line = Vec::new();
+    let (mut at, mut root) = (*board, true);
+    for &pit in &found.pv {
+        let Ok(m) = tb.rules().play(&at, pit as usize) else {
+            break;
+        };
+        let l = label(pit);
+        line.push(
+            if root {
+                l.to_ascii_uppercase()
+            } else {
+                l.to_ascii_lowercase()
+            }
+            .to_string(),
+        );
+        if m.turn == awari_dbformat::Turn::Passes {
+            root = !root;
+        }
+        at = m.child;
+    }
+    println!(
+        "principal variation (upper case: the mover, lower case: the opponent): {}",
+        if line.is_empty() {
+            "-".to_string()
+        } else {
+            line.join(" ")
+        }
+    );
+    println!(
+        "depth {}, {} positions in {:.2} s ({:.0} per second)",
+        found.depth,
+        found.nodes,
+        found.seconds,
+        found.nodes as f64 / found.seconds.max(1e-9)
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -96,6 +247,7 @@ pub fn to_json(a: &Analysis, pv: &Pv, captured: (u32, u32)) -> serde_json::Value
         "best": a.best,
         "pv": pv.steps.iter().map(|s| s.mov.pit).collect::<Vec<_>>(),
         "pv_end": pv_end_name(pv.end),
+        "bound": "exact",
     })
 }
 
