@@ -760,7 +760,13 @@ struct Table {
 
 impl Table {
     fn new(bytes: usize) -> Table {
-        let count = (bytes / 16).max(1024).next_power_of_two() / 2;
+        // The largest power of two of 16-byte slots within the bytes.
+        let fit = (bytes / 16).max(1024);
+        let count = if fit.is_power_of_two() {
+            fit
+        } else {
+            fit.next_power_of_two() / 2
+        };
         Table {
             slots: (0..count)
                 .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
