@@ -118,6 +118,18 @@ pub struct OutcomeProof {
     pub proven: bool,
 }
 
+/// A search's answer for a game: the search, and the result for a split of
+/// the captured seeds (see [`Searcher::answer`]).
+#[derive(Clone, Debug)]
+pub struct Answer {
+    /// The search of the position.
+    pub search: SearchResult,
+    /// The result of the game for the mover.
+    pub outcome: Outcome,
+    /// True when that result is proven with exact leaves.
+    pub outcome_proven: bool,
+}
+
 /// A search over one [`Tablebase`]: its levels are the exact leaves.
 pub struct Searcher<'a> {
     /// The databases, if any.
@@ -243,6 +255,32 @@ impl<'a> Searcher<'a> {
             best,
             pv,
             seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Searches `board` ([`Searcher::search`]), then, unless its value is
+    /// exact, tries to prove the result for `captured` (the seeds taken by
+    /// the mover and by the opponent) in what is left of the time
+    /// ([`Searcher::prove_outcome`]).
+    ///
+    /// # Errors
+    /// A level file that cannot be read.
+    pub fn answer(&self, board: &Board, captured: (u32, u32)) -> Result<Answer, ProbeError> {
+        let search = self.search(board)?;
+        if search.bound == Bound::Exact {
+            return Ok(Answer {
+                outcome: search.value.outcome(captured.0, captured.1),
+                outcome_proven: true,
+                search,
+            });
+        }
+        let spent = Duration::from_secs_f64(search.seconds);
+        let left = self.limits.time.map(|t| t.saturating_sub(spent));
+        let proof = self.prove_outcome(board, captured, left)?;
+        Ok(Answer {
+            outcome: proof.outcome,
+            outcome_proven: proof.proven,
+            search,
         })
     }
 

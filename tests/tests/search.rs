@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use awari_dbformat::{Board, Index, Rules};
 use awari_probe::search::{Bound, Limits, Searcher};
 use awari_probe::Tablebase;
-use awari_tests::{ok_stdout, run, scratch};
+use awari_tests::{ok_stdout, run, run_with_input, scratch};
 use serde_json::Value;
 
 /// Levels 0..=`full` built, and a directory beside with levels 0..=`low` only.
@@ -209,6 +209,25 @@ fn score_answers_above_the_levels_by_search() {
     let json: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["bound"], "exact");
     assert!(json["moves"].is_array());
+    // `batch --search` answers such lines the same way, in order.
+    let out = ok_stdout(&run_with_input(
+        "awari-probe",
+        &["batch", "--db", low.to_str().unwrap(), "--search", "50ms"],
+        "3 1 0 2 1 0 / 1 0 1 0 0 2 ; 20 17\n2 0 0 1 1 0 / 1 0 0 0 0 2\n",
+    ));
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0]["line"], 1);
+    assert_eq!(lines[0]["captured"], serde_json::json!([20, 17]));
+    assert!(lines[0]["bound"].is_string() && lines[0]["depth"].as_u64().unwrap() >= 1);
+    // (The level of line 2 is present: the databases' answer.)
+    assert!(
+        lines[1]["bound"].is_null() && lines[1]["value"].is_i64(),
+        "{out}"
+    );
     // Bad limits are refused with a message.
     let bad = run(
         "awari-probe",

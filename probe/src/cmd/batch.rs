@@ -2,8 +2,10 @@
 
 use std::io::{BufRead, BufWriter, Write};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use awari_dbformat::Board;
+use awari_probe::search::{Limits, Searcher};
 use awari_probe::Tablebase;
 use rayon::prelude::*;
 
@@ -32,10 +34,21 @@ pub struct Args {
     /// are the same either way.
     #[arg(long, default_value = "0", value_parser = super::parse_bytes)]
     preload: u64,
+    /// Search a position above the levels built for this long (e.g. 200ms,
+    /// one thread per line, lines in parallel) and answer as `score --json`
+    /// does; without it such a line gets an error naming the missing level.
+    #[arg(long, value_parser = super::score::parse_duration)]
+    search: Option<Duration>,
 }
 
-/// Answers one line.
-fn answer(tb: &Tablebase, line_no: usize, line: &str, with_moves: bool) -> serde_json::Value {
+/// Answers one line (by a search of `search` when its level is missing).
+fn answer(
+    tb: &Tablebase,
+    line_no: usize,
+    line: &str,
+    with_moves: bool,
+    search: Option<Duration>,
+) -> serde_json::Value {
     let (board_text, captured_text) = match line.split_once(';') {
         Some((b, c)) => (b, Some(c)),
         None => (line, None),
@@ -46,6 +59,19 @@ fn answer(tb: &Tablebase, line_no: usize, line: &str, with_moves: bool) -> serde
             Some(c) => super::score::parse_captured(c.trim())?,
             None => (0, 0),
         };
+        if let Some(time) = search.filter(|_| tb.complete_up_to().is_none_or(|n| board.seeds() > n))
+        {
+            let limits = Limits {
+                time: Some(time),
+                depth: None,
+                hash_bytes: 16 << 20,
+                threads: 1,
+            };
+            let found = Searcher::new(tb, limits).answer(&board, captured)?;
+            let mut out = super::score::search_json(&board, captured, &found);
+            out["line"] = line_no.into();
+            return Ok(out);
+        }
         let mut out =
             serde_json::json!({ "line": line_no, "board": board.pits(), "seeds": board.seeds() });
         if with_moves {
@@ -97,7 +123,7 @@ pub fn run(args: Args) -> CmdResult {
         }
         let answers: Vec<String> = chunk
             .par_iter()
-            .map(|(no, line)| answer(&tb, *no, line, args.moves).to_string())
+            .map(|(no, line)| answer(&tb, *no, line, args.moves, args.search).to_string())
             .collect();
         for a in answers {
             writeln!(out, "{a}")?;

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use awari_dbformat::{pit_label, Board, RuleSet};
-use awari_probe::search::{Bound, Limits, Searcher};
+use awari_probe::search::{Answer, Bound, Limits, Searcher};
 use awari_probe::{Analysis, Pv, PvEnd, Tablebase};
 
 use super::CmdResult;
@@ -97,51 +97,47 @@ pub fn run(args: Args) -> CmdResult {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Above the levels built: the search's answer.
-fn run_search(tb: &Tablebase, args: &Args) -> CmdResult {
-    let limits = Limits {
+/// The search limits of `args`.
+fn limits(args: &Args) -> Limits {
+    Limits {
         time: Some(args.time),
         depth: args.depth,
         hash_bytes: usize::try_from(args.hash).unwrap_or(usize::MAX),
         threads: args.threads.unwrap_or(Limits::default().threads),
-    };
-    let searcher = Searcher::new(tb, limits);
-    let found = searcher.search(&args.board)?;
+    }
+}
+
+/// The JSON answer of a search: board, seeds, value, bound, captured, result,
+/// result_proven, best, pv, depth, nodes, seconds.
+pub fn search_json(board: &Board, captured: (u32, u32), answer: &Answer) -> serde_json::Value {
+    let found = &answer.search;
+    serde_json::json!({
+        "board": board.pits(),
+        "seeds": board.seeds(),
+        "value": found.value.get(),
+        "bound": found.bound.name(),
+        "captured": [captured.0, captured.1],
+        "result": answer.outcome.name(),
+        "result_proven": answer.outcome_proven,
+        "best": found.best,
+        "pv": found.pv,
+        "depth": found.depth,
+        "nodes": found.nodes,
+        "seconds": found.seconds,
+    })
+}
+
+/// Above the levels built: the search's answer.
+fn run_search(tb: &Tablebase, args: &Args) -> CmdResult {
     let board = &args.board;
-    let p = board.per_side() as usize;
-    // The result, with what is left of the time.
-    let left = args
-        .time
-        .saturating_sub(Duration::from_secs_f64(found.seconds));
-    let proof = (found.bound != Bound::Exact)
-        .then(|| searcher.prove_outcome(board, args.captured, Some(left)))
-        .transpose()?;
-    let result = match (found.bound, proof) {
-        (Bound::Exact, _) => found.value.outcome(args.captured.0, args.captured.1),
-        (_, Some(proof)) => proof.outcome,
-        (_, None) => found.value.outcome(args.captured.0, args.captured.1),
-    };
-    let result_proven = found.bound == Bound::Exact || proof.is_some_and(|p| p.proven);
+    let answer = Searcher::new(tb, limits(args)).answer(board, args.captured)?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "board": board.pits(),
-                "seeds": board.seeds(),
-                "value": found.value.get(),
-                "bound": found.bound.name(),
-                "captured": [args.captured.0, args.captured.1],
-                "result": result.name(),
-                "result_proven": result_proven,
-                "best": found.best,
-                "pv": found.pv,
-                "depth": found.depth,
-                "nodes": found.nodes,
-                "seconds": found.seconds,
-            })
-        );
+        println!("{}", search_json(board, args.captured, &answer));
         return Ok(ExitCode::SUCCESS);
     }
+    let found = &answer.search;
+    let (result, result_proven) = (answer.outcome, answer.outcome_proven);
+    let p = board.per_side() as usize;
     println!("{}", board.drawing());
     println!(
         "{} with {} seeds on the board ({}, {} pits per side): above the levels built ({}), searched",
