@@ -259,6 +259,18 @@ pub async fn not_found(uri: Uri) -> ApiError {
     ))
 }
 
+/// A path used with another method than its own: 405 with a JSON error.
+pub async fn method_not_allowed(method: axum::http::Method, uri: Uri) -> ApiError {
+    ApiError {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        message: format!(
+            "{method} is not answered at {}: /api/play takes POST, the others GET",
+            uri.path()
+        ),
+        missing_level: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -46,6 +46,7 @@ pub fn router(games: games::Games) -> Router {
         .route("/api/play", post(api::play))
         .route("/api/info", get(api::info))
         .fallback(api::not_found)
+        .method_not_allowed_fallback(api::method_not_allowed)
         .layer(DefaultBodyLimit::max(api::MAX_BODY))
         .with_state(Arc::new(games))
 }
