@@ -17,7 +17,7 @@ pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
 /// The key WebDriver names element references by.
-const ELEMENT: &str = "element-6066-11e4-a52f-4cf6bc0a7a5b";
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 /// A chromedriver process with one browser session, ended when dropped.
 pub struct Browser {
