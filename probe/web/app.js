@@ -78,6 +78,7 @@ function pitLabel(side, i) {
 }
 
 function buildBoard() {
+  $("board").style.setProperty("--pits", game.pits);
   for (const side of ["N", "S"]) {
     const row = $(`row-${side}`);
     row.innerHTML = "";
