@@ -116,7 +116,7 @@ pub fn post(addr: SocketAddr, target: &str, body: &[u8]) -> Response {
     request(addr, "POST", target, Some(body)).unwrap_or_else(|e| panic!("POST {target}: {e}"))
 }
 
-/// `target` with its query's words percent-encoded (`+` for spaces).
+/// `text` percent-encoded for a query string (`+` for spaces).
 pub fn encode(text: &str) -> String {
     let mut out = String::new();
     for b in text.bytes() {
