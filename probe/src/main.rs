@@ -30,6 +30,7 @@ enum Command {
     Score(cmd::score::Args),
     Batch(cmd::batch::Args),
     Verify(cmd::verify::Args),
+    Serve(cmd::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +46,7 @@ fn main() -> ExitCode {
         Command::Score(args) => cmd::score::run(args),
         Command::Batch(args) => cmd::batch::run(args),
         Command::Verify(args) => cmd::verify::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
     };
     match result {
         Ok(code) => code,

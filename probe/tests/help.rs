@@ -8,7 +8,7 @@ use std::process::Command;
 fn every_subcommand_has_help_with_an_example() {
     let exe = env!("CARGO_BIN_EXE_awari-probe");
     for sub in [
-        "count", "index", "board", "info", "export", "import", "score", "batch", "verify",
+        "count", "index", "board", "info", "export", "import", "score", "batch", "verify", "serve",
     ] {
         let out = Command::new(exe).args([sub, "--help"]).output().unwrap();
         assert!(out.status.success(), "{sub} --help failed");

@@ -1,5 +1,9 @@
 //! Helpers for the end-to-end tests of `awari-solve` and `awari-probe` (in `tests/`).
 
+pub mod http;
+pub mod server;
+pub mod webdriver;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

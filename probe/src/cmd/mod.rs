@@ -8,6 +8,7 @@ pub mod import;
 pub mod index;
 pub mod info;
 pub mod score;
+pub mod serve;
 pub mod verify;
 
 /// What a subcommand returns: an exit code, or an error to print (exit status 2).

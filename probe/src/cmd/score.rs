@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use awari_dbformat::{pit_label, Board, RuleSet};
 use awari_probe::search::{Answer, Bound, Limits, Searcher};
-use awari_probe::{Analysis, Pv, PvEnd, Tablebase};
+use awari_probe::{Analysis, ProbeError, Pv, PvEnd, Tablebase};
 
 use super::CmdResult;
 
@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long)]
     pub rules: Option<RuleSet>,
     /// The most moves of principal variation to show.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = PV_LIMIT)]
     pub pv_limit: usize,
     /// Print one JSON object.
     #[arg(long)]
@@ -67,6 +67,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(seconds).map_err(|_| bad())
 }
 
+/// The default length limit of the principal variation.
+pub const PV_LIMIT: usize = 200;
+
 /// Reads "M,O" (or "M O"): seeds captured by the mover and by the opponent.
 pub fn parse_captured(text: &str) -> Result<(u32, u32), String> {
     let parts: Vec<&str> = text.split([',', ' ']).filter(|s| !s.is_empty()).collect();
@@ -87,11 +90,14 @@ pub fn run(args: Args) -> CmdResult {
     if tb.complete_up_to().is_none_or(|n| args.board.seeds() > n) {
         return run_search(&tb, &args);
     }
-    let analysis = tb.analyse(&args.board)?;
-    let pv = tb.principal_variation(&args.board, args.pv_limit)?;
     if args.json {
-        println!("{}", to_json(&analysis, &pv, args.captured));
+        println!(
+            "{}",
+            answer_json(&tb, &args.board, args.captured, args.pv_limit)?
+        );
     } else {
+        let analysis = tb.analyse(&args.board)?;
+        let pv = tb.principal_variation(&args.board, args.pv_limit)?;
         print_human(&tb, &analysis, &pv, args.captured);
     }
     Ok(ExitCode::SUCCESS)
@@ -208,6 +214,24 @@ fn run_search(tb: &Tablebase, args: &Args) -> CmdResult {
         found.nodes as f64 / found.seconds.max(1e-9)
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The whole JSON answer of `score --json` for `board` (also the answer of
+/// `serve`'s `/api/position`): the analysis and a principal variation of at
+/// most `pv_limit` moves, see [`to_json`].
+///
+/// # Errors
+/// As [`Tablebase::analyse`]: a missing level, a board of another size, an
+/// unreadable level file.
+pub fn answer_json(
+    tb: &Tablebase,
+    board: &Board,
+    captured: (u32, u32),
+    pv_limit: usize,
+) -> Result<serde_json::Value, ProbeError> {
+    let analysis = tb.analyse(board)?;
+    let pv = tb.principal_variation(board, pv_limit)?;
+    Ok(to_json(&analysis, &pv, captured))
 }
 
 fn pv_end_name(end: PvEnd) -> &'static str {
