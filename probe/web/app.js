@@ -141,9 +141,10 @@ function draw() {
       const m = side === s.toMove ? legal.get(i) : undefined;
       pit.classList.toggle("best", !!m?.best);
       pit.classList.toggle("to-move", side === s.toMove);
-      badge.textContent = m ? signed(m.value) : "";
+      const valued = m && m.value !== null;
+      badge.textContent = valued ? signed(m.value) : m ? "?" : "";
       badge.className = "badge" + (m?.best ? " best" : "");
-      if (m) pit.dataset.value = m.value; else delete pit.dataset.value;
+      if (valued) pit.dataset.value = m.value; else delete pit.dataset.value;
       let why = "";
       if (setupMode) why = "setting up: use + and −";
       else if (side !== s.toMove) why = `it is ${sideName(s.toMove)}'s turn`;
@@ -151,7 +152,7 @@ function draw() {
       else if (s.rows[side][i] === 0) why = "the pit is empty";
       else if (analysis && !m) why = pit.dataset.why || "this move is not allowed";
       pit.disabled = why !== "" || busy;
-      pit.title = why || `play ${moveName(side, i)}: ${m ? meaning(m.value, s) : "value unknown"}`;
+      pit.title = why || `play ${moveName(side, i)}: ${valued ? meaning(m.value, s) : "value unknown"}`;
       pit.dataset.why = why;
     }
   }
@@ -174,9 +175,18 @@ function drawAnalysis() {
     return;
   }
   const total = s.stores[s.toMove] - s.stores[other(s.toMove)] + analysis.value;
-  $("value").innerHTML =
-    `Value for ${sideName(s.toMove)}: <b id="position-value">${signed(analysis.value)}</b> ` +
-    `(${analysis.result}${total ? " by " + Math.abs(total) : ""} with perfect play)`;
+  if (analysis.search) {
+    // Above the levels built: a search, which says what it proved.
+    const bound = { exact: "exact", lower: "at least", upper: "at most", estimate: "estimate" }[analysis.bound];
+    $("value").innerHTML =
+      `<span id="search-result">Search result</span> (depth ${analysis.depth}) for ${sideName(s.toMove)}: ` +
+      `<b id="position-value">${signed(analysis.value)}</b> (${bound}); ` +
+      `${analysis.result} ${analysis.result_proven ? "(proven)" : "(not proven)"}`;
+  } else {
+    $("value").innerHTML =
+      `Value for ${sideName(s.toMove)}: <b id="position-value">${signed(analysis.value)}</b> ` +
+      `(${analysis.result}${total ? " by " + Math.abs(total) : ""} with perfect play)`;
+  }
   if (analysis.moves.length === 0) {
     $("value").innerHTML += ` · game over: ${sideName(s.toMove)} cannot move, ` +
       `${sideName(other(s.toMove))} takes the seeds left`;
@@ -184,11 +194,14 @@ function drawAnalysis() {
   for (const m of analysis.moves) {
     const row = document.createElement("tr");
     row.dataset.pit = m.pit;
-    row.dataset.value = m.value;
+    row.dataset.value = m.value ?? "";
     row.className = m.best ? "best" : "";
+    // (A search values its best move only.)
+    const known = m.value !== null && m.value !== undefined;
     row.innerHTML =
-      `<td>${pitLabel(s.toMove, m.pit)}</td><td>${signed(m.value)}</td>` +
-      `<td>${meaning(m.value, s)}</td><td>${m.captured || ""}</td><td>${m.best ? "★ best" : ""}</td>`;
+      `<td>${pitLabel(s.toMove, m.pit)}</td><td>${known ? signed(m.value) : "?"}</td>` +
+      `<td>${known ? meaning(m.value, s) : "searched"}</td><td>${m.captured || ""}</td>` +
+      `<td>${m.best ? "★ best" : ""}</td>`;
     body.appendChild(row);
   }
   // The sides alternate (a grand slam that keeps the turn, in grand-slam-replay,
@@ -234,7 +247,7 @@ async function show() {
   } catch (err) {
     if (err.missingLevel !== undefined) {
       say(`Not in the database: level ${err.missingLevel} (positions with ${err.missingLevel} seeds ` +
-        `on the board) is missing, and no search exists yet. ${err.message}`, "missing");
+        `on the board) is missing. ${err.message}`, "missing");
     } else {
       say(err.message, "error");
     }

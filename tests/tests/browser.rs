@@ -1,7 +1,7 @@
 //! End-to-end in a real browser: `awari-probe serve` over a database built
 //! here, the page driven in headless Chromium through WebDriver. Moves are
 //! played by clicking pits; after each, the board, the stores and every
-//! move's value shown must be the library's. Also: a missing level is named,
+//! move's value shown must be the library's. Also: a search result is marked,
 //! undo and redo, the machine's move, setting up a position. A screenshot is
 //! saved under the target directory.
 //!
@@ -189,12 +189,11 @@ fn play_undo_set_up_in_a_real_browser() {
     browser.goto(&format!("http://{}/?speed=40", server.addr));
     wait_ready(&browser);
 
-    // The page opens on the 6-pit game, whose 1-seed start (12 seeds) is beyond level 10.
-    let message = browser.find("#message").text();
-    assert!(
-        message.contains("level 12") && message.contains("no search exists yet"),
-        "{message}"
-    );
+    // The page opens on the 6-pit game, whose 1-seed start (12 seeds) is
+    // beyond level 10: a search result, marked as one.
+    let value = browser.find("#value").text();
+    assert!(value.contains("Search result"), "{value}");
+    assert_eq!(browser.find("#message").text(), "");
 
     // The 4-pit game with 2 seeds per pit.
     browser.find("#game option[value='0']").click();

@@ -68,7 +68,7 @@ fn answer(
                 threads: 1,
             };
             let found = Searcher::new(tb, limits).answer(&board, captured)?;
-            let mut out = super::score::search_json(&board, captured, &found);
+            let mut out = super::score::search_json(tb.rules(), &board, captured, &found);
             out["line"] = line_no.into();
             return Ok(out);
         }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use awari_dbformat::{pit_label, Board, RuleSet};
+use awari_dbformat::{pit_label, Board, RuleSet, Rules};
 use awari_probe::search::{Answer, Bound, Limits, Searcher};
 use awari_probe::{Analysis, ProbeError, Pv, PvEnd, Tablebase};
 
@@ -114,10 +114,33 @@ fn limits(args: &Args) -> Limits {
 }
 
 /// The JSON answer of a search: board, seeds, value, bound, captured, result,
-/// result_proven, best, pv, depth, nodes, seconds.
-pub fn search_json(board: &Board, captured: (u32, u32), answer: &Answer) -> serde_json::Value {
+/// result_proven, best, pv, depth, nodes, seconds, `"search": true`, and the
+/// legal moves (pit, label, captured, best) with `"value": null` (a search
+/// values the best move only).
+pub fn search_json(
+    rules: Rules,
+    board: &Board,
+    captured: (u32, u32),
+    answer: &Answer,
+) -> serde_json::Value {
     let found = &answer.search;
+    let moves: Vec<_> = rules
+        .legal_moves(board)
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "pit": m.pit,
+                "label": m.label().to_string(),
+                "value": null,
+                "captured": m.captured,
+                "best": Some(m.pit) == found.best,
+            })
+        })
+        .collect();
     serde_json::json!({
+        "search": true,
+        "moves": moves,
+        "pv_end": "search",
         "board": board.pits(),
         "seeds": board.seeds(),
         "value": found.value.get(),
@@ -138,7 +161,7 @@ fn run_search(tb: &Tablebase, args: &Args) -> CmdResult {
     let board = &args.board;
     let answer = Searcher::new(tb, limits(args)).answer(board, args.captured)?;
     if args.json {
-        println!("{}", search_json(board, args.captured, &answer));
+        println!("{}", search_json(tb.rules(), board, args.captured, &answer));
         return Ok(ExitCode::SUCCESS);
     }
     let found = &answer.search;

@@ -1,8 +1,9 @@
 //! The JSON API: `/api/position`, `/api/play` and `/api/info`.
 //!
 //! Every answer is JSON. A request the server cannot make sense of gets 400 and
-//! `{"error": "..."}` saying what is wrong; a position whose level is not in the
-//! database gets 404 with the error and the missing level.
+//! `{"error": "..."}` saying what is wrong. A position above the levels built
+//! is answered by a search (`time=`, 1 s by default, at most 10 s), as
+//! `awari-probe score --json` answers it, with `"search": true`.
 
 use std::sync::Arc;
 
@@ -17,7 +18,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::games::Games;
-use crate::cmd::score::{answer_json, parse_captured, PV_LIMIT};
+use crate::cmd::score::{answer_json, parse_captured, parse_duration, search_json, PV_LIMIT};
+use awari_probe::search::{Limits, Searcher};
+use std::time::Duration;
 
 /// The longest query string accepted, in bytes.
 pub const MAX_QUERY: usize = 1024;
@@ -25,6 +28,10 @@ pub const MAX_QUERY: usize = 1024;
 pub const MAX_BODY: usize = 1024;
 /// The longest principal variation a request may ask for.
 pub const MAX_PV_LIMIT: usize = 1000;
+/// The search time of a position above the levels built, unless asked.
+pub const SEARCH_TIME: Duration = Duration::from_secs(1);
+/// The longest search time a request may ask for.
+pub const MAX_SEARCH_TIME: Duration = Duration::from_secs(10);
 
 /// What the handlers share: the games of the database.
 pub type Shared = Arc<Games>;
@@ -104,6 +111,7 @@ struct PositionQuery {
     captured: Option<String>,
     rules: Option<String>,
     pv_limit: Option<usize>,
+    time: Option<String>,
 }
 
 /// Reads a rule set name, if one is given.
@@ -142,8 +150,30 @@ pub async fn position(State(games): State<Shared>, uri: Uri) -> Result<Response,
             "pv_limit {pv_limit} is over {MAX_PV_LIMIT}"
         )));
     }
+    let time = match q.time.as_deref() {
+        None | Some("") => SEARCH_TIME,
+        Some(text) => parse_duration(text).map_err(ApiError::bad)?,
+    };
+    if time > MAX_SEARCH_TIME {
+        return Err(ApiError::bad(format!(
+            "time {text:?} is over {MAX_SEARCH_TIME:?}",
+            text = q.time.unwrap_or_default()
+        )));
+    }
     let answer = tokio::task::spawn_blocking(move || {
         let tb = games.get(rules, board.per_side())?;
+        if tb.complete_up_to().is_none_or(|n| board.seeds() > n) {
+            // Above the levels built: a search, one thread (the server
+            // answers many requests at once).
+            let limits = Limits {
+                time: Some(time),
+                depth: None,
+                hash_bytes: 16 << 20,
+                threads: 1,
+            };
+            let found = Searcher::new(tb, limits).answer(&board, captured)?;
+            return Ok(search_json(tb.rules(), &board, captured, &found));
+        }
         answer_json(tb, &board, captured, pv_limit).map_err(ApiError::from)
     })
     .await
