@@ -13,6 +13,6 @@ openings=${3:-6}
 cargo build --release --bins --examples -q
 for t in 1s 10s 60s; do
   ./target/release/awari-probe score "4 4 4 4 4 4 / 4 4 4 4 4 4" --db "$db" --time "$t" --json |
-    python3 -c "import json,sys; j=json.load(sys.stdin); print(f\"$t: move {'ABCDEF'[j['best']]}, value {j['value']} ({j['bound']}), depth {j['depth']}, {j['nodes']} positions, {j['nodes']/j['seconds']/1e6:.2f} M/s, pv {''.join('ABCDEF'[p] if i%2==0 else 'abcdef'[p] for i,p in enumerate(j['pv']))}\")"
+    python3 -c "import json,sys; j=json.load(sys.stdin); print(f\"$t: move {'ABCDEF'[j['best'][0]]}, value {j['value']} ({j['bound']}), depth {j['depth']}, {j['nodes']} positions, {j['nodes']/j['seconds']/1e6:.2f} M/s, pv {''.join('ABCDEF'[p] if i%2==0 else 'abcdef'[p] for i,p in enumerate(j['pv']))}\")"
 done
 ./target/release/examples/match "$db" "$ms" "$openings"

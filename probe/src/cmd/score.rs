@@ -148,7 +148,8 @@ pub fn search_json(
         "captured": [captured.0, captured.1],
         "result": answer.outcome.name(),
         "result_proven": answer.outcome_proven,
-        "best": found.best,
+        // (A list, as for positions in the databases: here the one move found.)
+        "best": found.best.into_iter().collect::<Vec<_>>(),
         "pv": found.pv,
         "depth": found.depth,
         "nodes": found.nodes,
