@@ -62,7 +62,7 @@ pub fn one_ply(rules: Rules, board: &Board, values: &[i8], lower: &LowerLevels) 
 /// The children of unstored boards lie anywhere in this level and the lower
 /// ones. With `room` (bytes), the levels' values are read a share at a time,
 /// each share at most `room` bytes, in as many passes over the unstored
-/// boards as that takes (see [`passes`]): for a level on disk, whose values
+/// boards as that takes: for a level on disk, whose values
 /// are mapped from files, this bounds what is resident. `None` reads all at
 /// once, in one pass.
 pub fn count_all(
