@@ -1,7 +1,8 @@
-//! Matches between three players at equal time per move, from varied
-//! openings: the search with the databases at its leaves, the same search
-//! without them, and a plain minimax (no pruning, no table) deepened until
-//! its time is up. A game is decided by the databases as soon as it reaches
+//! Matches between players at equal time per move, from varied openings:
+//! the search with the databases at its leaves, the same search without
+//! them, a plain minimax (no pruning, no table) deepened until its time is
+//! up, and the search with the databases estimating the horizon by the seeds
+//! on each side. A game is decided by the databases as soon as it reaches
 //! a level they hold (perfect play from there), or split as it stands after
 //! 400 moves. Each opening is played twice, colours swapped.
 //!
@@ -13,7 +14,7 @@
 use std::time::{Duration, Instant};
 
 use awari_dbformat::{Board, Rules, Turn};
-use awari_probe::search::{Limits, Searcher};
+use awari_probe::search::{Evaluation, Limits, Searcher};
 use awari_probe::Tablebase;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +25,9 @@ enum Player {
     Search,
     /// Plain minimax, iteratively deepened.
     Minimax,
+    /// The search with the databases and the evaluation
+    /// `Evaluation::SeedsOnSide(n)`.
+    SeedsOnSide(i16),
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -47,6 +51,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (Player::Databases, Player::Search),
         (Player::Databases, Player::Minimax),
         (Player::Search, Player::Minimax),
+        (Player::SeedsOnSide(4), Player::Databases),
+        (Player::SeedsOnSide(8), Player::Databases),
     ] {
         let (mut points, mut games) = (0.0, 0);
         let mut seeds = 0i64;
@@ -138,14 +144,19 @@ fn choose(
     player: Player,
     time: Duration,
 ) -> Result<u8, Box<dyn std::error::Error>> {
-    let limits = Limits {
+    let mut limits = Limits {
         time: Some(time),
         depth: None,
         hash_bytes: 16 << 20,
         threads: 1,
+        ..Limits::default()
     };
     let found = match player {
         Player::Databases => Searcher::new(tb, limits).search(board)?,
+        Player::SeedsOnSide(n) => {
+            limits.evaluation = Evaluation::SeedsOnSide(n);
+            Searcher::new(tb, limits).search(board)?
+        }
         Player::Search => Searcher::without_levels(rules, limits).search(board)?,
         Player::Minimax => return Ok(minimax(rules, board, time)),
     };

@@ -50,6 +50,33 @@ pub struct Limits {
     pub hash_bytes: usize,
     /// Threads searching together.
     pub threads: usize,
+    /// How positions at the horizon are estimated.
+    pub evaluation: Evaluation,
+}
+
+/// How a position at the search's horizon is estimated (an estimate is never
+/// proven, whatever it is).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Evaluation {
+    /// 0: the seeds captured along the way are the whole estimate.
+    #[default]
+    Captured,
+    /// Also the seeds on the mover's side minus those on the opponent's,
+    /// divided by the number given.
+    SeedsOnSide(i16),
+}
+
+impl Evaluation {
+    /// The estimate of `board` for its mover.
+    fn of(self, board: &Board) -> i16 {
+        match self {
+            Evaluation::Captured => 0,
+            Evaluation::SeedsOnSide(divisor) => {
+                let side = |row: &[u8]| row.iter().map(|&n| i16::from(n)).sum::<i16>();
+                (side(board.mover_row()) - side(board.opponent_row())) / divisor.max(1)
+            }
+        }
+    }
 }
 
 impl Default for Limits {
@@ -60,6 +87,7 @@ impl Default for Limits {
             depth: None,
             hash_bytes: 64 << 20,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            evaluation: Evaluation::default(),
         }
     }
 }
@@ -566,7 +594,7 @@ impl<'s, 'a> Worker<'s, 'a> {
         }
         let key = board.packed();
         if self.line.contains(&key) {
-            return Ok(horizon(board, alpha, beta));
+            return Ok(horizon(board, 0, alpha, beta));
         }
         let entry = self.searcher.table.get(board);
         // (Not on the principal variation, whose line a cut-off would cut
@@ -586,7 +614,8 @@ impl<'s, 'a> Worker<'s, 'a> {
         }
         // The horizon, unless the table had a proof above.
         if depth == 0 {
-            return Ok(horizon(board, alpha, beta));
+            let estimate = self.searcher.limits.evaluation.of(board);
+            return Ok(horizon(board, estimate, alpha, beta));
         }
 
         let moves = self.ordered(board, entry.and_then(|e| e.best), ply);
@@ -718,17 +747,17 @@ impl<'s, 'a> Worker<'s, 'a> {
 }
 
 /// The value of a position not searched further (at the horizon, or
-/// repeating one on the line): the estimate 0, unproven, unless the window
-/// lies beyond what the seeds on the board allow, which is proven: no player
-/// can gain more than all of them.
-fn horizon(board: &Board, alpha: i16, beta: i16) -> (i16, bool) {
+/// repeating one on the line): `estimate`, unproven, unless the window lies
+/// beyond what the seeds on the board allow, which is proven: no player can
+/// gain more than all of them.
+fn horizon(board: &Board, estimate: i16, alpha: i16, beta: i16) -> (i16, bool) {
     let all = board.seeds() as i16;
     if -all >= beta {
         (-all, true)
     } else if all <= alpha {
         (all, true)
     } else {
-        (0, false)
+        (estimate.clamp(-all, all), false)
     }
 }
 
@@ -850,6 +879,19 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn estimates_and_the_bounds_of_the_horizon() {
+        let board: Board = "4 0 0 0 0 1 / 1 1 0 0 0 0".parse().unwrap();
+        assert_eq!(Evaluation::Captured.of(&board), 0);
+        assert_eq!(Evaluation::SeedsOnSide(1).of(&board), 3);
+        assert_eq!(Evaluation::SeedsOnSide(2).of(&board), 1);
+        // 7 seeds: a window beyond them is decided, and proven.
+        assert_eq!(horizon(&board, 3, -20, -7), (-7, true));
+        assert_eq!(horizon(&board, 3, 7, 20), (7, true));
+        assert_eq!(horizon(&board, 3, -1, 1), (3, false));
+        assert_eq!(horizon(&board, 30, -1, 1), (7, false));
+    }
 
     #[test]
     fn entries_pack_and_unpack() {

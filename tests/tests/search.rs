@@ -12,6 +12,11 @@ use serde_json::Value;
 
 /// Levels 0..=`full` built, and a directory beside with levels 0..=`low` only.
 fn databases(name: &str, full: u32, low: u32) -> (PathBuf, PathBuf) {
+    databases_of(name, Rules::default(), full, low)
+}
+
+/// [`databases`] of `rules`.
+fn databases_of(name: &str, rules: Rules, full: u32, low: u32) -> (PathBuf, PathBuf) {
     let dir = scratch(name);
     let all = dir.join("full");
     let some = dir.join("low");
@@ -20,21 +25,32 @@ fn databases(name: &str, full: u32, low: u32) -> (PathBuf, PathBuf) {
         &[
             "--db",
             all.to_str().unwrap(),
+            "--rules",
+            rules.set().name(),
+            "--pits",
+            &rules.pits().to_string(),
             "--max-seeds",
             &full.to_string(),
         ],
     ));
     std::fs::create_dir_all(&some).unwrap();
-    for seeds in 0..=low {
-        let file = format!("awari-p6-n{seeds}.awl");
-        std::fs::copy(all.join(&file), some.join(&file)).unwrap();
+    for entry in std::fs::read_dir(&all).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let seeds = name
+            .strip_suffix(".awl")
+            .and_then(|n| n.rsplit_once("-n"))
+            .and_then(|(_, n)| n.parse::<u32>().ok());
+        if seeds.is_some_and(|n| n <= low) {
+            std::fs::copy(all.join(&name), some.join(&name)).unwrap();
+        }
     }
     (all, some)
 }
 
-/// `count` boards of level `seeds`, spread by a fixed random walk.
-fn sample(seeds: u32, count: usize, seed: u64) -> Vec<Board> {
-    let index = Index::for_pits(6);
+/// `count` boards of level `seeds` of `pits` per side, spread by a fixed
+/// random walk.
+fn sample(pits: u8, seeds: u32, count: usize, seed: u64) -> Vec<Board> {
+    let index = Index::for_pits(pits);
     let size = index.level_size(seeds);
     let mut x = seed;
     (0..count)
@@ -48,7 +64,11 @@ fn sample(seeds: u32, count: usize, seed: u64) -> Vec<Board> {
 }
 
 fn open(dir: &Path) -> Tablebase {
-    Tablebase::open(dir, Rules::default()).unwrap()
+    open_of(dir, Rules::default())
+}
+
+fn open_of(dir: &Path, rules: Rules) -> Tablebase {
+    Tablebase::open(dir, rules).unwrap()
 }
 
 /// What the search claimed over a sample of one level.
@@ -81,7 +101,8 @@ fn check_claims(
             seeds,
             ..Claims::default()
         };
-        for (k, board) in sample(seeds, per_level, u64::from(seeds))
+        let pits = tb.rules().pits();
+        for (k, board) in sample(pits, seeds, per_level, u64::from(seeds))
             .iter()
             .enumerate()
         {
@@ -138,11 +159,30 @@ fn every_claim_of_the_search_holds() {
         depth: Some(6 + k as u32 % 9),
         hash_bytes: 1 << 20,
         threads: 1 + k % 2,
+        ..Limits::default()
     });
     // Claims were made and checked, not only estimates.
     let exact: usize = claims.iter().map(|c| c.bounds[Bound::Exact as usize]).sum();
     let outcomes: usize = claims.iter().map(|c| c.outcomes_proven).sum();
     assert!(exact > 0 && outcomes > 0, "{claims:?}");
+}
+
+/// The same for another board size and a rule set whose grand slams keep
+/// the turn (a child seen from the same player).
+#[test]
+fn every_claim_holds_under_grand_slam_replay_on_4_pits() {
+    let rules = Rules::new(awari_dbformat::RuleSet::GrandSlamReplay, 4).unwrap();
+    let (full, low) = databases_of("search-claims-gsr4", rules, 14, 9);
+    let (truth, tb) = (open_of(&full, rules), open_of(&low, rules));
+    let claims = check_claims(&truth, &tb, 10..=14, 30, |k| Limits {
+        time: None,
+        depth: Some(6 + k as u32 % 7),
+        hash_bytes: 1 << 20,
+        threads: 1 + k % 2,
+        ..Limits::default()
+    });
+    let exact: usize = claims.iter().map(|c| c.bounds[Bound::Exact as usize]).sum();
+    assert!(exact > 0, "{claims:?}");
 }
 
 /// The same on levels 20..=22 with levels 0..=18 at the leaves, one second

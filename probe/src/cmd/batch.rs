@@ -66,6 +66,7 @@ fn answer(
                 depth: None,
                 hash_bytes: 16 << 20,
                 threads: 1,
+                ..Limits::default()
             };
             let found = Searcher::new(tb, limits).answer(&board, captured)?;
             let mut out = super::score::search_json(tb.rules(), &board, captured, &found);

@@ -110,6 +110,7 @@ fn limits(args: &Args) -> Limits {
         depth: args.depth,
         hash_bytes: usize::try_from(args.hash).unwrap_or(usize::MAX),
         threads: args.threads.unwrap_or(Limits::default().threads),
+        ..Limits::default()
     }
 }
 

@@ -170,6 +170,7 @@ pub async fn position(State(games): State<Shared>, uri: Uri) -> Result<Response,
                 depth: None,
                 hash_bytes: 16 << 20,
                 threads: 1,
+                ..Limits::default()
             };
             let found = Searcher::new(tb, limits).answer(&board, captured)?;
             return Ok(search_json(tb.rules(), &board, captured, &found));
