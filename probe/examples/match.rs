@@ -1,13 +1,13 @@
 //! Matches between players at equal time per move, from varied openings:
 //! the search with the databases at its leaves, the same search without
 //! them, a plain minimax (no pruning, no table) deepened until its time is
-//! up, and the search with the databases estimating the horizon by the seeds
-//! on each side. A game is decided by the databases as soon as it reaches
+//! up, and the search with the databases under other evaluations than the
+//! default (`search::Evaluation`). A game is decided by the databases as soon as it reaches
 //! a level they hold (perfect play from there), or split as it stands after
 //! 400 moves. Each opening is played twice, colours swapped.
 //!
 //! ```sh
-//! cargo run --release -p awari-probe --example match -- DB [MS_PER_MOVE] [OPENINGS]
+//! cargo run --release -p awari-probe --example match -- DB [MS_PER_MOVE] [OPENINGS] [evaluation]
 //! ```
 //! (`scripts/bench-search.sh` runs it.)
 
@@ -25,9 +25,9 @@ enum Player {
     Search,
     /// Plain minimax, iteratively deepened.
     Minimax,
-    /// The search with the databases and the evaluation
-    /// `Evaluation::SeedsOnSide(n)`.
-    SeedsOnSide(i16),
+    /// The search with the databases and another evaluation than the
+    /// default.
+    Evaluated(Evaluation),
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -37,6 +37,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok_or("usage: match DB [MS_PER_MOVE] [OPENINGS]")?;
     let ms: u64 = args.get(2).map_or(Ok(100), |a| a.parse())?;
     let openings: usize = args.get(3).map_or(Ok(6), |a| a.parse())?;
+    // `evaluation`: only the evaluations against the default.
+    let evaluations_only = args.get(4).is_some_and(|a| a == "evaluation");
     let rules = Rules::default();
     let tb = Tablebase::open(db, rules)?;
     let time = Duration::from_millis(ms);
@@ -47,13 +49,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         openings,
         tb.complete_up_to().unwrap_or(0)
     );
-    for (a, b) in [
+    let evaluations = [
+        (Player::Evaluated(Evaluation::Captured), Player::Databases),
+        (
+            Player::Evaluated(Evaluation::SeedsOnSide(2)),
+            Player::Databases,
+        ),
+        (
+            Player::Evaluated(Evaluation::SeedsOnSide(8)),
+            Player::Databases,
+        ),
+    ];
+    let others = [
         (Player::Databases, Player::Search),
         (Player::Databases, Player::Minimax),
         (Player::Search, Player::Minimax),
-        (Player::SeedsOnSide(4), Player::Databases),
-        (Player::SeedsOnSide(8), Player::Databases),
-    ] {
+    ];
+    let pairs = if evaluations_only {
+        evaluations.to_vec()
+    } else {
+        others.iter().chain(&evaluations).copied().collect()
+    };
+    for (a, b) in pairs {
         let (mut points, mut games) = (0.0, 0);
         let mut seeds = 0i64;
         for start in &starts {
@@ -153,8 +170,8 @@ fn choose(
     };
     let found = match player {
         Player::Databases => Searcher::new(tb, limits).search(board)?,
-        Player::SeedsOnSide(n) => {
-            limits.evaluation = Evaluation::SeedsOnSide(n);
+        Player::Evaluated(evaluation) => {
+            limits.evaluation = evaluation;
             Searcher::new(tb, limits).search(board)?
         }
         Player::Search => Searcher::without_levels(rules, limits).search(board)?,
