@@ -226,6 +226,18 @@ fn a_board_beyond_the_database_is_searched_or_names_the_missing_level() {
 }
 
 #[test]
+fn verify_refuses_up_front_a_budget_too_small() {
+    let out = run("awari-probe", &["verify", "--db", db(), "--memory", "20M"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("needs about") && err.contains("--memory"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "no level checked before the refusal");
+}
+
+#[test]
 fn verify_passes_then_finds_a_corrupted_value() {
     let out = ok_stdout(&run(
         "awari-probe",

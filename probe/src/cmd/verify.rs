@@ -44,6 +44,59 @@ pub struct Args {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+    /// The memory the verification may use, e.g. 8G [default: 85% of the
+    /// memory available]. Verification holds the levels it reads in memory;
+    /// when they do not fit, it stops before any work and says what it needs.
+    #[arg(long, value_parser = super::parse_bytes)]
+    memory: Option<u64>,
+}
+
+/// Memory for the rest of the process besides the levels.
+const BASE_BYTES: u64 = 64 << 20;
+
+/// The memory verifying `wanted` (up to `top`) takes: one byte per board of
+/// every level read (the checked ones and those their captures reach) and
+/// its file (mapped while it is decoded), a progress byte per board of the
+/// largest checked level, and two bytes per board of its certificate when
+/// there is one. (Level 22 over levels 0..=21: planned 736 MiB, 688 MiB
+/// measured.)
+fn memory_needed(tb: &awari_probe::Tablebase, wanted: &[u32], top: u32) -> u64 {
+    let index = awari_dbformat::Index::for_pits(tb.rules().pits());
+    let file_bytes = |n: u32| {
+        let path = file::level_path(tb.dir(), LevelId::new(tb.rules(), n));
+        std::fs::metadata(path).map_or(0, |m| m.len())
+    };
+    let read: u64 = (0..=top)
+        .filter(|&n| wanted.contains(&n) || n + 2 <= top)
+        .map(|n| index.level_size(n) + file_bytes(n))
+        .sum();
+    let largest = wanted
+        .iter()
+        .map(|&n| index.level_size(n))
+        .max()
+        .unwrap_or(0);
+    let certified = wanted
+        .iter()
+        .any(|&n| file::certificate_path(tb.dir(), LevelId::new(tb.rules(), n)).exists());
+    read + largest + if certified { 2 * largest } else { 0 } + BASE_BYTES
+}
+
+/// 85% of the memory available (Linux: `MemAvailable` of /proc/meminfo).
+fn default_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024 / 100 * 85)
+}
+
+/// `bytes` for people: 1.5 GiB, 300.0 MiB.
+fn size(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= (1u64 << 30) as f64 {
+        format!("{:.1} GiB", b / (1u64 << 30) as f64)
+    } else {
+        format!("{:.1} MiB", b / (1u64 << 20) as f64)
+    }
 }
 
 fn parse_levels(text: &str) -> Result<RangeInclusive<u32>, String> {
@@ -82,6 +135,22 @@ pub fn run(args: Args) -> CmdResult {
         .into());
     }
     let top = *wanted.last().ok_or("no level to verify")?;
+    // The budget, planned before any work.
+    let needed = memory_needed(&tb, &wanted, top);
+    if let Some(budget) = args.memory.or_else(default_memory) {
+        if needed > budget {
+            return Err(format!(
+                "verifying up to level {top} needs about {} of memory (the levels read, one \
+                 byte per board, their files, and the largest level's progress); the budget is {} \
+                 (--memory). Verification in partitions within a smaller budget is not \
+                 built yet (docs/scaling.md, \"What is left\"): give more memory or verify \
+                 fewer levels",
+                size(needed),
+                size(budget)
+            )
+            .into());
+        }
+    }
     let started = Instant::now();
     let mut levels = Levels::default();
     let mut checks: Vec<(LevelCheck, bool, f64)> = Vec::new();
