@@ -13,6 +13,7 @@
 //!   seeds already captured are known.
 //! - [`file`](mod@crate::file): the level file format (compressed, checksummed, memory-mapped).
 //! - [`huge`]: per-board arrays in huge pages (a level's values, a certificate).
+//! - [`memory`]: the memory this machine has, sizes for people.
 //! - [`resident`]: a ceiling on the resident set, held by giving back the
 //!   pages of arrays mapped from files.
 //! - [`cache::prefetch`]: the cache hint of the solver's and verifier's hot loops.
@@ -35,6 +36,7 @@ pub mod file;
 pub mod finder;
 pub mod huge;
 pub mod index;
+pub mod memory;
 pub mod moves;
 pub mod packed;
 pub mod parents;

@@ -1,5 +1,7 @@
 //! The memory budget: sizes written by people, and what the machine has.
 
+pub use awari_dbformat::memory::{available, default_budget, format_size};
+
 use crate::error::SolveError;
 
 /// Reads a size such as `512M`, `20G`, `20GiB`, `1.5T` or a plain number of bytes.
@@ -32,22 +34,6 @@ pub fn parse_size(text: &str) -> Result<u64, SolveError> {
     Ok((number * (1u64 << shift) as f64) as u64)
 }
 
-/// A size for people: `1.5 GiB`.
-pub fn format_size(bytes: u64) -> String {
-    let units = ["bytes", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < units.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} bytes")
-    } else {
-        format!("{value:.1} {}", units[unit])
-    }
-}
-
 /// Gives the heap's free pages back to the system.
 ///
 /// The allocator keeps memory a level freed (frontier lists, the writer's
@@ -77,20 +63,6 @@ pub fn free_large_blocks_at_once() {
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
     }
-}
-
-/// The memory this machine has available now (`MemAvailable` of /proc/meminfo),
-/// or `None` where that cannot be read.
-pub fn available() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
-/// The default budget: 85% of the available memory (8 GiB where unknown).
-pub fn default_budget() -> u64 {
-    available().map_or(8 << 30, |a| a / 100 * 85)
 }
 
 /// The peak resident memory of this process so far (`VmHWM`), if known.

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use awari_dbformat::file::{self, LevelId, LevelReader, Stored};
 use awari_dbformat::huge::Generations;
+use awari_dbformat::memory::{self, format_size};
 use awari_dbformat::{Board, Rules};
 use awari_probe::verify::{self, LevelCheck, Levels};
 use awari_probe::ProbeError;
@@ -81,24 +82,6 @@ fn memory_needed(tb: &awari_probe::Tablebase, wanted: &[u32], top: u32) -> u64 {
     read + largest + if certified { 2 * largest } else { 0 } + BASE_BYTES
 }
 
-/// 85% of the memory available (Linux: `MemAvailable` of /proc/meminfo).
-fn default_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024 / 100 * 85)
-}
-
-/// `bytes` for people: 1.5 GiB, 300.0 MiB.
-fn size(bytes: u64) -> String {
-    let b = bytes as f64;
-    if b >= (1u64 << 30) as f64 {
-        format!("{:.1} GiB", b / (1u64 << 30) as f64)
-    } else {
-        format!("{:.1} MiB", b / (1u64 << 20) as f64)
-    }
-}
-
 fn parse_levels(text: &str) -> Result<RangeInclusive<u32>, String> {
     let bad = || format!("{text:?}: write levels as A..B (inclusive) or a single number");
     let (a, b) = match text.split_once("..") {
@@ -137,19 +120,18 @@ pub fn run(args: Args) -> CmdResult {
     let top = *wanted.last().ok_or("no level to verify")?;
     // The budget, planned before any work.
     let needed = memory_needed(&tb, &wanted, top);
-    if let Some(budget) = args.memory.or_else(default_memory) {
-        if needed > budget {
-            return Err(format!(
-                "verifying up to level {top} needs about {} of memory (the levels read, one \
-                 byte per board, their files, and the largest level's progress); the budget is {} \
-                 (--memory). Verification in partitions within a smaller budget is not \
-                 built yet (docs/scaling.md, \"What is left\"): give more memory or verify \
-                 fewer levels",
-                size(needed),
-                size(budget)
-            )
-            .into());
-        }
+    let budget = args.memory.unwrap_or_else(memory::default_budget);
+    if needed > budget {
+        return Err(format!(
+            "verifying up to level {top} needs about {} of memory (the levels read, one \
+             byte per board, their files, and the largest level's progress); the budget is {} \
+             (--memory). Verification in partitions within a smaller budget is not \
+             built yet (docs/scaling.md, \"What is left\"): give more memory or verify \
+             fewer levels",
+            format_size(needed),
+            format_size(budget)
+        )
+        .into());
     }
     let started = Instant::now();
     let mut levels = Levels::default();
