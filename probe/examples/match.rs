@@ -13,7 +13,7 @@
 
 use std::time::{Duration, Instant};
 
-use awari_dbformat::{Board, Rules, Turn};
+use awari_dbformat::{Board, Rules, Score, Turn};
 use awari_probe::search::{Evaluation, Limits, Searcher};
 use awari_probe::Tablebase;
 
@@ -193,11 +193,7 @@ fn minimax(rules: Rules, board: &Board, time: Duration) -> u8 {
             let Some(child) = value(rules, &m.child, depth - 1, deadline) else {
                 return best;
             };
-            let v = if m.turn == Turn::Passes {
-                i32::from(m.captured) - child
-            } else {
-                i32::from(m.captured) + child
-            };
+            let v = m.value(child);
             if round_best.is_none_or(|(b, _)| v > b) {
                 round_best = Some((v, m.pit));
             }
@@ -208,22 +204,17 @@ fn minimax(rules: Rules, board: &Board, time: Duration) -> u8 {
 }
 
 /// The minimax value of `board` to `depth`; `None` past the deadline.
-fn value(rules: Rules, board: &Board, depth: u32, deadline: Instant) -> Option<i32> {
+fn value(rules: Rules, board: &Board, depth: u32, deadline: Instant) -> Option<Score> {
     if let Some(v) = rules.terminal_value(board) {
-        return Some(i32::from(v.get()));
+        return Some(v);
     }
     if depth == 0 {
-        return (Instant::now() < deadline).then_some(0);
+        return (Instant::now() < deadline).then_some(Score::DRAW);
     }
-    let mut best = i32::MIN;
+    let mut best = None;
     for m in rules.legal_moves(board).iter() {
-        let child = value(rules, &m.child, depth - 1, deadline)?;
-        let v = if m.turn == Turn::Passes {
-            i32::from(m.captured) - child
-        } else {
-            i32::from(m.captured) + child
-        };
-        best = best.max(v);
+        let v = m.value(value(rules, &m.child, depth - 1, deadline)?);
+        best = best.max(Some(v));
     }
-    Some(best)
+    best
 }

@@ -213,17 +213,10 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// True when `board`'s level is among those read from the databases.
-    fn in_levels(&self, board: &Board) -> bool {
-        self.tb.is_some() && self.exact_up_to.is_some_and(|n| board.seeds() <= n)
-    }
-
-    /// The databases' value of `board` when its level is present.
-    fn exact(&self, board: &Board) -> Result<Option<Score>, ProbeError> {
-        match (self.tb, self.exact_up_to) {
-            (Some(tb), Some(n)) if board.seeds() <= n => tb.score(board).map(Some),
-            _ => Ok(None),
-        }
+    /// The databases, when `board`'s level is among those they answer.
+    fn levels_for(&self, board: &Board) -> Option<&'a Tablebase> {
+        self.tb
+            .filter(|_| self.exact_up_to.is_some_and(|n| board.seeds() <= n))
     }
 
     /// Searches `board` by iterative deepening within the limits (two thirds
@@ -236,7 +229,7 @@ impl<'a> Searcher<'a> {
     /// A level file that cannot be read.
     pub fn search(&self, board: &Board) -> Result<SearchResult, ProbeError> {
         let started = Instant::now();
-        if let (Some(tb), Some(_)) = (self.tb, self.exact(board)?) {
+        if let Some(tb) = self.levels_for(board) {
             // In the databases: their answer.
             let analysis = tb.analyse(board)?;
             let pv = tb.principal_variation(board, MAX_DEPTH as usize)?;
@@ -481,7 +474,7 @@ impl<'a> Searcher<'a> {
             board = m.child;
         }
         // Into the databases: their line.
-        if let (Some(tb), true) = (self.tb, self.in_levels(&board)) {
+        if let Some(tb) = self.levels_for(&board) {
             if let Ok(rest) = tb.principal_variation(&board, limit.saturating_sub(line.len())) {
                 line.extend(rest.steps.iter().map(|s| s.mov.pit));
             }
@@ -584,7 +577,7 @@ impl<'s, 'a> Worker<'s, 'a> {
         if let Some(v) = rules.terminal_value(board) {
             return Ok((i16::from(v.get()), true));
         }
-        if self.searcher.in_levels(board) {
+        if let Some(tb) = self.searcher.levels_for(board) {
             // A database lookup costs microseconds: the table keeps its
             // answer as a proven entry.
             if let Some(e) = self.searcher.table.get(board) {
@@ -592,18 +585,16 @@ impl<'s, 'a> Worker<'s, 'a> {
                     return Ok((e.value, true));
                 }
             }
-            if let Some(v) = self.searcher.exact(board)? {
-                let value = i16::from(v.get());
-                let entry = Entry {
-                    value,
-                    depth: u8::MAX,
-                    kind: Kind::Exact,
-                    proven: true,
-                    best: None,
-                };
-                self.searcher.table.put(board, entry);
-                return Ok((value, true));
-            }
+            let value = i16::from(tb.score(board)?.get());
+            let entry = Entry {
+                value,
+                depth: u8::MAX,
+                kind: Kind::Exact,
+                proven: true,
+                best: None,
+            };
+            self.searcher.table.put(board, entry);
+            return Ok((value, true));
         }
         let key = board.packed();
         if self.line.contains(&key) {
