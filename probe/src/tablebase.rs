@@ -201,6 +201,13 @@ impl Tablebase {
         top
     }
 
+    /// True when every level from 0 up to `board`'s seed count is present,
+    /// so that the databases alone answer it; above them, a search does
+    /// ([`crate::search`]).
+    pub fn covers(&self, board: &Board) -> bool {
+        self.complete_up_to().is_some_and(|n| board.seeds() <= n)
+    }
+
     /// The level file of `seeds` seeds, opened on first use.
     ///
     /// # Errors

@@ -5,7 +5,6 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use awari_dbformat::Board;
-use awari_probe::search::{Limits, Searcher};
 use awari_probe::Tablebase;
 use rayon::prelude::*;
 
@@ -59,17 +58,8 @@ fn answer(
             Some(c) => super::score::parse_captured(c.trim())?,
             None => (0, 0),
         };
-        if let Some(time) = search.filter(|_| tb.complete_up_to().is_none_or(|n| board.seeds() > n))
-        {
-            let limits = Limits {
-                time: Some(time),
-                depth: None,
-                hash_bytes: 16 << 20,
-                threads: 1,
-                ..Limits::default()
-            };
-            let found = Searcher::new(tb, limits).answer(&board, captured)?;
-            let mut out = super::score::search_json(tb.rules(), &board, captured, &found);
+        if let Some(time) = search.filter(|_| !tb.covers(&board)) {
+            let mut out = super::score::search_one_json(tb, &board, captured, time)?;
             out["line"] = line_no.into();
             return Ok(out);
         }

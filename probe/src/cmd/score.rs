@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use awari_dbformat::{pit_label, Board, RuleSet, Rules};
+use awari_dbformat::{pit_label, Board, Move, RuleSet, Rules, Turn};
 use awari_probe::search::{Answer, Bound, Limits, Searcher};
 use awari_probe::{Analysis, ProbeError, Pv, PvEnd, Tablebase};
 
@@ -87,7 +87,7 @@ pub fn parse_captured(text: &str) -> Result<(u32, u32), String> {
 /// Prints the answer; see [`Args`].
 pub fn run(args: Args) -> CmdResult {
     let tb = Tablebase::open_for(&args.db, args.rules, args.board.per_side())?;
-    if tb.complete_up_to().is_none_or(|n| args.board.seeds() > n) {
+    if !tb.covers(&args.board) {
         return run_search(&tb, &args);
     }
     if args.json {
@@ -158,6 +158,57 @@ pub fn search_json(
     })
 }
 
+/// The search's answer for one of many positions answered at once (a line
+/// of `batch`, a request of `serve`): one thread and a small table each, for
+/// `time`; the JSON of [`search_json`].
+///
+/// # Errors
+/// A level file that cannot be read.
+pub fn search_one_json(
+    tb: &Tablebase,
+    board: &Board,
+    captured: (u32, u32),
+    time: Duration,
+) -> Result<serde_json::Value, ProbeError> {
+    let limits = Limits {
+        time: Some(time),
+        depth: None,
+        hash_bytes: 16 << 20,
+        threads: 1,
+        ..Limits::default()
+    };
+    let answer = Searcher::new(tb, limits).answer(board, captured)?;
+    Ok(search_json(tb.rules(), board, captured, &answer))
+}
+
+/// A line of moves for people: the mover's in upper case, the opponent's in
+/// lower case, a capture after an `x` (`A b Cx3`); `-` when there is none.
+fn line_text<'m>(moves: impl IntoIterator<Item = &'m Move>, per_side: usize) -> String {
+    let mut line = Vec::new();
+    let mut root = true;
+    for m in moves {
+        let label = pit_label(m.pit as usize, per_side);
+        let who = if root {
+            label.to_ascii_uppercase()
+        } else {
+            label.to_ascii_lowercase()
+        };
+        line.push(if m.captured > 0 {
+            format!("{who}x{}", m.captured)
+        } else {
+            who.to_string()
+        });
+        if m.turn == Turn::Passes {
+            root = !root;
+        }
+    }
+    if line.is_empty() {
+        "-".to_string()
+    } else {
+        line.join(" ")
+    }
+}
+
 /// Above the levels built: the search's answer.
 fn run_search(tb: &Tablebase, args: &Args) -> CmdResult {
     let board = &args.board;
@@ -202,34 +253,19 @@ fn run_search(tb: &Tablebase, args: &Args) -> CmdResult {
         Some(pit) => println!("best move {}", label(pit)),
         None => println!("no legal move: the game is over"),
     }
-    // Upper case: the mover's moves; lower case: the opponent's.
-    let mut line = Vec::new();
-    let (mut at, mut root) = (*board, true);
+    // The line played out, for its captures and turns.
+    let mut moves = Vec::new();
+    let mut at = *board;
     for &pit in &found.pv {
         let Ok(m) = tb.rules().play(&at, pit as usize) else {
             break;
         };
-        let l = label(pit);
-        line.push(
-            if root {
-                l.to_ascii_uppercase()
-            } else {
-                l.to_ascii_lowercase()
-            }
-            .to_string(),
-        );
-        if m.turn == awari_dbformat::Turn::Passes {
-            root = !root;
-        }
         at = m.child;
+        moves.push(m);
     }
     println!(
         "principal variation (upper case: the mover, lower case: the opponent): {}",
-        if line.is_empty() {
-            "-".to_string()
-        } else {
-            line.join(" ")
-        }
+        line_text(&moves, p)
     );
     println!(
         "depth {}, {} positions in {:.2} s ({:.0} per second)",
@@ -337,35 +373,10 @@ fn print_human(tb: &Tablebase, a: &Analysis, pv: &Pv, captured: (u32, u32)) {
             if m.best { "best" } else { "" }
         );
     }
-    let mut line = Vec::new();
-    let mut root = true;
-    for step in &pv.steps {
-        let label = pit_label(step.mov.pit as usize, p);
-        let who = if root {
-            label.to_ascii_uppercase()
-        } else {
-            label.to_ascii_lowercase()
-        };
-        line.push(if step.mov.captured > 0 {
-            format!("{who}x{}", step.mov.captured)
-        } else {
-            who.to_string()
-        });
-        if step.mov.turn == awari_dbformat::Turn::Passes {
-            root = !root;
-        }
-    }
     println!(
         "principal variation ({} moves, {}; upper case: the mover, lower case: the opponent):",
         pv.steps.len(),
         pv_end_name(pv.end)
     );
-    println!(
-        "  {}",
-        if line.is_empty() {
-            "-".to_string()
-        } else {
-            line.join(" ")
-        }
-    );
+    println!("  {}", line_text(pv.steps.iter().map(|s| &s.mov), p));
 }

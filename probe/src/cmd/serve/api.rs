@@ -18,8 +18,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::games::Games;
-use crate::cmd::score::{answer_json, parse_captured, parse_duration, search_json, PV_LIMIT};
-use awari_probe::search::{Limits, Searcher};
+use crate::cmd::score::{answer_json, parse_captured, parse_duration, search_one_json, PV_LIMIT};
 use std::time::Duration;
 
 /// The longest query string accepted, in bytes.
@@ -162,18 +161,10 @@ pub async fn position(State(games): State<Shared>, uri: Uri) -> Result<Response,
     }
     let answer = tokio::task::spawn_blocking(move || {
         let tb = games.get(rules, board.per_side())?;
-        if tb.complete_up_to().is_none_or(|n| board.seeds() > n) {
+        if !tb.covers(&board) {
             // Above the levels built: a search, one thread (the server
             // answers many requests at once).
-            let limits = Limits {
-                time: Some(time),
-                depth: None,
-                hash_bytes: 16 << 20,
-                threads: 1,
-                ..Limits::default()
-            };
-            let found = Searcher::new(tb, limits).answer(&board, captured)?;
-            return Ok(search_json(tb.rules(), &board, captured, &found));
+            return Ok(search_one_json(tb, &board, captured, time)?);
         }
         answer_json(tb, &board, captured, pv_limit).map_err(ApiError::from)
     })
