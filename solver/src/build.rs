@@ -297,9 +297,11 @@ pub fn build(
         let boards = index.level_size(seeds);
         let lower_in_memory = if lower_in_files { 0 } else { lower.bytes() };
         let level_plan = plan_memory(seeds, boards, lower_in_memory, options)?;
-        // Pages of mapped files are held within the budget too.
-        drop(watch.take());
-        if lower_in_files || level_plan.on_disk {
+        // Pages of mapped files are held within the budget too (one watch
+        // while any level needs it: the ceiling is the same for all).
+        if !(lower_in_files || level_plan.on_disk) {
+            watch = None;
+        } else if watch.is_none() {
             watch = Some(resident::Watch::new(resident_ceiling(options)));
         }
         // The level file (its temporary copy is renamed), at twice the bits
@@ -429,7 +431,6 @@ pub fn build(
         }
     }
     let _ = fs::remove_dir(&work_dir);
-    drop(watch);
     Ok(())
 }
 

@@ -113,16 +113,19 @@ impl LowerLevels {
     /// When the level is not loaded or has no board `i`.
     #[inline]
     pub fn slot_at(&self, seeds: u32, i: u64) -> &i8 {
-        let level = self.levels[seeds as usize]
-            .as_ref()
-            .expect("a capture reached a level that is not loaded");
-        &level[i as usize]
+        &self.loaded(seeds)[i as usize]
     }
 
     /// The values of `board`'s level, which must be loaded.
     #[inline]
     fn level_of(&self, board: &Board) -> &Values {
-        self.levels[board.seeds() as usize]
+        self.loaded(board.seeds())
+    }
+
+    /// The values of level `seeds`, which must be loaded.
+    #[inline]
+    fn loaded(&self, seeds: u32) -> &Values {
+        self.levels[seeds as usize]
             .as_ref()
             .expect("a capture reached a level that is not loaded")
     }
