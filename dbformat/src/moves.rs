@@ -5,7 +5,12 @@
 //! Forced endings then need no special case: when every move leaves the opponent
 //! without seeds, the moves are played anyway, the child's mover has an empty row,
 //! and the child's value `-m` gives the mover all remaining seeds, exactly the `+n`
-//! of `docs/rules.md`.
+//! of `docs/rules.md`. (Under `cross-wari` the child is worth 0, and so is the
+//! position: the seeds left go to no one.)
+//!
+//! Sowing direction: the sowing tables ([`Sowing`]) know which way each
+//! sowing goes, so only the capture walk needs to be told (`captured_bytes`
+//! walks back counterclockwise's way, `captured_bytes_clockwise` the other).
 
 use crate::board::{pit_label, pits_of_two_or_three, seeds_packed, Board, MAX_BOARD_PITS};
 use crate::error::{Error, Result};
@@ -199,6 +204,22 @@ fn captured_bytes(b: u128, last: usize, per_side: usize) -> u128 {
     low_bytes(last + 1) & !low_bytes(first)
 }
 
+/// [`captured_bytes`] for a clockwise sowing (`cross-wari`, an odd count):
+/// the run of the opponent's pits holding 2 or 3 goes up from `last` (the
+/// sowing came down through `last + 1`, `last + 2`, ...) and ends, at the
+/// latest, past pit 2P - 1, where the mover's row begins again.
+#[inline(always)]
+fn captured_bytes_clockwise(b: u128, last: usize, per_side: usize) -> u128 {
+    let two_or_three = pits_of_two_or_three(b) & !((1u32 << per_side) - 1);
+    // The pits from `last` on that end the run; the pits past the board hold
+    // no 2 or 3, so there is a lowest, at most 2P.
+    let stops = !two_or_three & (u32::MAX << last);
+    let end = stops.trailing_zeros() as usize; // last..=2P
+                                               // Bytes 0..n, for n in 0..=16.
+    let low_bytes = |n: usize| !u128::MAX.checked_shl(8 * n as u32).unwrap_or(0);
+    low_bytes(end) & !low_bytes(last)
+}
+
 impl Rules {
     /// The legal moves of `board` under these rules, in pit order.
     ///
@@ -272,7 +293,7 @@ impl Rules {
         captures: &mut MoveList,
     ) -> u32 {
         debug_assert_eq!(usize::from(self.pits()), P);
-        let sowing = Sowing::for_pits(self.pits());
+        let sowing = Sowing::for_rules(*self);
         let pits = board.array();
         // With an empty opponent row a quiet move may starve; such boards are rare,
         // take the general path.
@@ -334,7 +355,7 @@ impl Rules {
     #[inline]
     pub fn known_quiet_child(&self, board: &Board, pit: usize) -> Board {
         debug_assert!(self.play(board, pit).is_ok_and(|m| m.is_quiet()));
-        let sowing = Sowing::for_pits(self.pits());
+        let sowing = Sowing::for_rules(*self);
         let seeds = usize::from(board.pit(pit));
         Board::from_packed(sowing.sow(board.packed(), pit, seeds), self.pits()).swapped()
     }
@@ -390,11 +411,22 @@ impl Rules {
     }
 
     /// The value of a position with no legal move: `-n` when the mover's row is
-    /// empty (the opponent takes every seed left), `None` when the mover can move.
+    /// empty (the opponent takes every seed left; 0 under `cross-wari`, where
+    /// they go to no one), `None` when the mover can move.
     pub fn terminal_value(&self, board: &Board) -> Option<Score> {
         board
             .mover_row_empty()
-            .then(|| Score::new(-(board.seeds() as i8)))
+            .then(|| self.value_without_moves(board.seeds()))
+    }
+
+    /// The value of a position of `seeds` seeds whose mover cannot move:
+    /// `-seeds`, or 0 under `cross-wari` (see [`Rules::terminal_value`]).
+    pub fn value_without_moves(&self, seeds: u32) -> Score {
+        if self.set().end_leaves_seeds_to_no_one() {
+            Score::new(0)
+        } else {
+            Score::new(-(seeds as i8))
+        }
     }
 
     /// Sows the seeds of `pit` and applies this rule set's capture rule.
@@ -404,7 +436,7 @@ impl Rules {
     #[inline(always)]
     fn sow(&self, board: &Board, pit: usize) -> Sown {
         let p = self.pits() as usize;
-        let sowing = Sowing::for_pits(self.pits());
+        let sowing = Sowing::for_rules(*self);
         let before = board.packed();
         let seeds = board.array()[pit] as usize;
         let b = sowing.sow(before, pit, seeds);
@@ -416,7 +448,11 @@ impl Rules {
         // Captures: backwards from the last pit while in the opponent's row
         // and 2 or 3. The run is found from bit masks: a loop over it ended
         // after an unpredictable number of pits.
-        let taken = captured_bytes(b, last, p);
+        let taken = if self.set().sows_odd_clockwise() && seeds % 2 == 1 {
+            captured_bytes_clockwise(b, last, p)
+        } else {
+            captured_bytes(b, last, p)
+        };
         let captured = seeds_packed(b & taken) as u8;
         let after = b & !taken;
         let grand_slam = captured > 0 && after & opponent == 0;
@@ -425,8 +461,8 @@ impl Rules {
 
         let (result, captured, turn, starves) = match self.set() {
             RuleSet::Awari => (after, captured, Turn::Passes, grand_slam || not_feeding),
-            RuleSet::Abapa if grand_slam => (b, 0, Turn::Passes, false),
-            RuleSet::Abapa | RuleSet::GrandSlamCaptures => {
+            RuleSet::Abapa | RuleSet::CrossWari if grand_slam => (b, 0, Turn::Passes, false),
+            RuleSet::Abapa | RuleSet::CrossWari | RuleSet::GrandSlamCaptures => {
                 (after, captured, Turn::Passes, not_feeding)
             }
             RuleSet::GrandSlamReplay if grand_slam => (after, captured, Turn::Stays, false),
@@ -464,7 +500,7 @@ impl Rules {
     #[inline]
     pub fn for_each_unmove(&self, board: &Board, mut visit: impl FnMut(Board, usize)) {
         let p = self.pits() as usize;
-        let sowing = Sowing::for_pits(self.pits());
+        let sowing = Sowing::for_rules(*self);
         // The parent's view of the board after its move: rows swapped back.
         let after = board.swapped().packed();
         let seeds = board.seeds() as usize;
@@ -473,15 +509,26 @@ impl Rules {
         // in the opponent's row. Such candidates are parents as they stand (un-sowing
         // then sowing gives the same board back). Any other candidate is replayed.
         let feeds = !board.mover_row_empty();
+        // Sowings in order of seeds sown. Sowing two seeds more, the same
+        // way round, drops at least as many into every pit, so once some pit
+        // is short, every longer sowing of that parity is too (under
+        // `cross-wari` the two parities go opposite ways; elsewhere, once an
+        // odd and an even sowing are short, all are).
         for pit in 0..p {
             if pit_of(after, pit) != 0 {
                 continue; // the pit a move starts from is always empty afterwards
             }
+            let mut short = [false; 2]; // by parity of the seeds sown
             for sown in 1..=seeds {
-                // Sowing more seeds drops at least as many into every pit, so once
-                // some pit is short, every longer sowing is too.
+                if short[sown % 2] {
+                    if short[(sown + 1) % 2] {
+                        break;
+                    }
+                    continue;
+                }
                 let Some(parent) = sowing.unsow(after, pit, sown) else {
-                    break;
+                    short[sown % 2] = true;
+                    continue;
                 };
                 let k = sowing.last(pit, sown);
                 let may_capture = k >= p && matches!(pit_of(after, k), 2 | 3);
@@ -489,9 +536,10 @@ impl Rules {
                 // rather than calling it apart with the board in memory.)
                 let is_parent = if feeds && !may_capture {
                     true
-                } else if may_capture && self.set() != RuleSet::Abapa {
+                } else if may_capture && !self.set().grand_slam_captures_nothing() {
                     // A last seed making 2 or 3 in the opponent's row captures,
-                    // except in a grand slam under abapa (which captures nothing).
+                    // except in a grand slam under abapa or cross-wari (which
+                    // captures nothing).
                     false
                 } else {
                     let candidate = Board::from_packed(parent, self.pits());

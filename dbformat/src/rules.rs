@@ -89,15 +89,21 @@ pub enum RuleSet {
     /// A grand slam captures the whole row and the capturer moves again (and must
     /// feed, else takes the seeds on its side). Feeding as in `Abapa`.
     GrandSlamReplay,
+    /// Cross-Wari (W. Dan Troyka, 2001): `Abapa`, except that a pit holding an
+    /// odd number of seeds is sown clockwise (and its captures walk back
+    /// clockwise's way), and that a game's end leaves the seeds on the board
+    /// to no one: a position without a legal move is worth 0.
+    CrossWari,
 }
 
 impl RuleSet {
     /// Every rule set, in the order of their codes.
-    pub const ALL: [RuleSet; 4] = [
+    pub const ALL: [RuleSet; 5] = [
         RuleSet::Awari,
         RuleSet::Abapa,
         RuleSet::GrandSlamCaptures,
         RuleSet::GrandSlamReplay,
+        RuleSet::CrossWari,
     ];
 
     /// The name used on the command line and in file names, e.g. `grand-slam-captures`.
@@ -107,6 +113,7 @@ impl RuleSet {
             RuleSet::Abapa => "abapa",
             RuleSet::GrandSlamCaptures => "grand-slam-captures",
             RuleSet::GrandSlamReplay => "grand-slam-replay",
+            RuleSet::CrossWari => "cross-wari",
         }
     }
 
@@ -117,12 +124,33 @@ impl RuleSet {
             RuleSet::Abapa => 1,
             RuleSet::GrandSlamCaptures => 2,
             RuleSet::GrandSlamReplay => 3,
+            RuleSet::CrossWari => 4,
         }
     }
 
     /// The rule set with this header code, or `None` for an unknown code.
     pub fn from_code(code: u8) -> Option<RuleSet> {
         RuleSet::ALL.get(usize::from(code)).copied()
+    }
+
+    /// True when a pit holding an odd number of seeds is sown clockwise
+    /// (`cross-wari`); otherwise every pit is sown counterclockwise.
+    pub fn sows_odd_clockwise(self) -> bool {
+        self == RuleSet::CrossWari
+    }
+
+    /// True when a grand slam may be played and captures nothing, the seeds
+    /// staying on the board (`abapa`, `cross-wari`): a last seed making 2 or
+    /// 3 in the opponent's row then does not always capture.
+    pub fn grand_slam_captures_nothing(self) -> bool {
+        matches!(self, RuleSet::Abapa | RuleSet::CrossWari)
+    }
+
+    /// True when the seeds left on the board at a game's end go to no one
+    /// (`cross-wari`), so that a position without a legal move is worth 0;
+    /// otherwise the player who can still move takes them.
+    pub fn end_leaves_seeds_to_no_one(self) -> bool {
+        self == RuleSet::CrossWari
     }
 }
 
@@ -144,8 +172,10 @@ impl FromStr for RuleSet {
             .into_iter()
             .find(|r| r.name() == s)
             .ok_or_else(|| {
+                let names: Vec<&str> = RuleSet::ALL.iter().map(|r| r.name()).collect();
                 Error::Rules(format!(
-                    "unknown rule set {s:?}; expected one of awari, abapa, grand-slam-captures, grand-slam-replay"
+                    "unknown rule set {s:?}; expected one of {}",
+                    names.join(", ")
                 ))
             })
     }
@@ -216,7 +246,7 @@ mod tests {
             assert_eq!(set.name().parse::<RuleSet>().unwrap(), set);
             assert_eq!(RuleSet::from_code(set.code()), Some(set));
         }
-        assert_eq!(RuleSet::from_code(4), None);
+        assert_eq!(RuleSet::from_code(5), None);
         assert!("oware".parse::<RuleSet>().is_err());
     }
 

@@ -1,6 +1,13 @@
 //! Sowing tables: what sowing `s` seeds from a pit does to every pit, as one
 //! 128-bit word with a byte per pit, and where the last seed lands.
 //!
+//! A board size has two tables: every pit sown counterclockwise (pit i + 1,
+//! i + 2, ...), and odd sowings clockwise (i - 1, i - 2, ...: `cross-wari`).
+//! The direction is a function of the seeds sown, so one entry per pit and
+//! seed count says everything either way, and the code that reads the
+//! tables (sowing, un-sowing, where the last seed lands) needs no case for
+//! it.
+//!
 //! With the board packed the same way ([`Board::packed`]), sowing is one
 //! subtraction (empty the pit) and one addition (the table entry), and an
 //! un-move is the reverse. No byte ever carries into the next: a pit holds at
@@ -15,7 +22,7 @@
 use std::sync::OnceLock;
 
 use crate::board::HIGH;
-use crate::rules::{MAX_PITS, MAX_SEEDS, MIN_PITS};
+use crate::rules::{Rules, MAX_PITS, MAX_SEEDS, MIN_PITS};
 
 /// Seed counts a table covers: `0..=MAX_SEEDS`.
 const SEEDS: usize = MAX_SEEDS as usize + 1;
@@ -32,29 +39,44 @@ pub(crate) struct Sowing {
 }
 
 impl Sowing {
-    /// The shared tables for `per_side` pits per side (built once).
+    /// The shared tables of `rules` (built once per board size and direction).
     #[inline]
-    pub(crate) fn for_pits(per_side: u8) -> &'static Sowing {
-        static CACHE: [OnceLock<Sowing>; MAX_PITS as usize + 1] =
-            [const { OnceLock::new() }; MAX_PITS as usize + 1];
+    pub(crate) fn for_rules(rules: Rules) -> &'static Sowing {
+        type Cache = [OnceLock<Sowing>; MAX_PITS as usize + 1];
+        static COUNTERCLOCKWISE: Cache = [const { OnceLock::new() }; MAX_PITS as usize + 1];
+        static ODD_CLOCKWISE: Cache = [const { OnceLock::new() }; MAX_PITS as usize + 1];
+        let per_side = rules.pits();
         debug_assert!((MIN_PITS..=MAX_PITS).contains(&per_side));
-        CACHE[per_side as usize].get_or_init(|| Sowing::build(per_side))
+        let odd_clockwise = rules.set().sows_odd_clockwise();
+        let cache = if odd_clockwise {
+            &ODD_CLOCKWISE
+        } else {
+            &COUNTERCLOCKWISE
+        };
+        cache[per_side as usize].get_or_init(|| Sowing::build(per_side, odd_clockwise))
     }
 
-    /// Sows seed by seed, the way the rules describe it, to fill the tables.
-    fn build(per_side: u8) -> Sowing {
+    /// Sows seed by seed, the way the rules describe it, to fill the tables:
+    /// counterclockwise, or clockwise for an odd count when `odd_clockwise`.
+    fn build(per_side: u8, odd_clockwise: bool) -> Sowing {
         let n = 2 * per_side as usize;
         let mut adds = Vec::with_capacity(n * SEEDS);
         let mut last = Vec::with_capacity(n * SEEDS);
         let mut landing = Vec::with_capacity(n * SEEDS);
         for pit in 0..n {
             for seeds in 0..SEEDS {
+                // One step on: + 1, or - 1 (that is, + n - 1) clockwise.
+                let step = if odd_clockwise && seeds % 2 == 1 {
+                    n - 1
+                } else {
+                    1
+                };
                 let mut bytes = [0u8; 16];
                 let mut k = pit;
                 for _ in 0..seeds {
-                    k = (k + 1) % n;
+                    k = (k + step) % n;
                     if k == pit {
-                        k = (k + 1) % n; // the starting pit is skipped
+                        k = (k + step) % n; // the starting pit is skipped
                     }
                     bytes[k] += 1;
                 }
@@ -118,9 +140,13 @@ pub(crate) fn pit_of(packed: u128, k: usize) -> u8 {
 mod tests {
     use super::*;
 
+    fn tables(set: crate::RuleSet) -> &'static Sowing {
+        Sowing::for_rules(Rules::new(set, 6).unwrap())
+    }
+
     #[test]
     fn tables_match_hand_counted_sowings() {
-        let t = Sowing::for_pits(6);
+        let t = tables(crate::RuleSet::Awari);
         // 3 seeds from A (pit 0): B, C, D get one each; the last lands in D.
         assert_eq!(
             t.add(0, 3),
@@ -138,8 +164,29 @@ mod tests {
     }
 
     #[test]
+    fn odd_sowings_go_clockwise_under_cross_wari() {
+        let t = tables(crate::RuleSet::CrossWari);
+        // 3 seeds from B (pit 1): A, then the opponent's f and e.
+        assert_eq!(
+            t.add(1, 3),
+            u128::from_le_bytes([1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0])
+        );
+        assert_eq!(t.last(1, 3), 10);
+        // 2 seeds from B: counterclockwise, C and D.
+        assert_eq!(t.last(1, 2), 3);
+        assert_eq!(t.add(1, 2), tables(crate::RuleSet::Awari).add(1, 2));
+        // 13 seeds from A: a lap of the 11 other pits clockwise, then f and e again.
+        assert_eq!(
+            t.add(0, 13),
+            u128::from_le_bytes([0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 0, 0, 0, 0])
+        );
+        assert_eq!(t.last(0, 13), 10);
+        assert_eq!(t.landing(0, 13), 2);
+    }
+
+    #[test]
     fn unsow_undoes_sow_and_refuses_short_pits() {
-        let t = Sowing::for_pits(6);
+        let t = tables(crate::RuleSet::Awari);
         let board = u128::from_le_bytes([5, 0, 1, 2, 0, 0, 3, 1, 0, 0, 0, 0, 0, 0, 0, 0]);
         let sown = t.sow(board, 0, 5);
         assert_eq!(pit_of(sown, 0), 0);

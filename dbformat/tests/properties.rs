@@ -93,21 +93,38 @@ fn reference_move(set: RuleSet, board: &Board, pit: usize) -> Option<(Board, u8,
         return None;
     }
     sown[pit] = 0;
+    // Cross-wari sows an odd count clockwise: one step is then - 1.
+    let clockwise = set == RuleSet::CrossWari && hand % 2 == 1;
+    let next = |k: usize| {
+        if clockwise {
+            (k + n - 1) % n
+        } else {
+            (k + 1) % n
+        }
+    };
+    let back = |k: usize| {
+        if clockwise {
+            (k + 1) % n
+        } else {
+            (k + n - 1) % n
+        }
+    };
     let mut last = pit;
     while hand > 0 {
-        last = (last + 1) % n;
+        last = next(last);
         if last != pit {
             sown[last] += 1;
             hand -= 1;
         }
     }
+    // The capture walks back along the sowing's path from the last pit.
     let mut after = sown.clone();
     let mut captured = 0;
     let mut k = last;
     while k >= p && (after[k] == 2 || after[k] == 3) {
         captured += after[k];
         after[k] = 0;
-        k -= 1;
+        k = back(k);
     }
     let empty = |row: &[u8]| row.iter().all(|&s| s == 0);
     let leaves_opponent_empty = empty(&after[p..]);
@@ -116,8 +133,8 @@ fn reference_move(set: RuleSet, board: &Board, pit: usize) -> Option<(Board, u8,
     let board_of = |pits: &[u8]| Board::new(pits).unwrap();
     let (played, captured, turn, restricted) = match set {
         RuleSet::Awari => (after, captured, Turn::Passes, leaves_opponent_empty),
-        RuleSet::Abapa if grand_slam => (sown, 0, Turn::Passes, false),
-        RuleSet::Abapa | RuleSet::GrandSlamCaptures => {
+        RuleSet::Abapa | RuleSet::CrossWari if grand_slam => (sown, 0, Turn::Passes, false),
+        RuleSet::Abapa | RuleSet::CrossWari | RuleSet::GrandSlamCaptures => {
             (after, captured, Turn::Passes, does_not_feed)
         }
         RuleSet::GrandSlamReplay if grand_slam => (after, captured, Turn::Stays, false),

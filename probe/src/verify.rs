@@ -145,7 +145,8 @@ impl Levels {
 }
 
 /// The value of `board` from its children: `values` for quiet moves (same
-/// level), `lower` for captures; `-n` when the mover cannot move.
+/// level), `lower` for captures; [`Rules::value_without_moves`] when the
+/// mover cannot move.
 fn derive(rules: Rules, index: &Index, board: &Board, values: &[i8], lower: &Levels) -> Score {
     let mut edges = Vec::new();
     push_edges(
@@ -156,7 +157,10 @@ fn derive(rules: Rules, index: &Index, board: &Board, values: &[i8], lower: &Lev
         None,
         &mut edges,
     );
-    Score::new(derive_from(&edges, board.seeds() as i8))
+    Score::new(derive_from(
+        &edges,
+        rules.value_without_moves(board.seeds()).get(),
+    ))
 }
 
 /// One legal move seen from the first pass: where its child's value is kept (in
@@ -430,6 +434,7 @@ fn first_pass(
     let uncertified = AtomicU64::new(0);
     let index = Index::for_pits(rules.pits());
     let n = seeds as i8;
+    let no_move = rules.value_without_moves(seeds).get();
     let tiles = index.tiles(seeds, TILE_WIDTH);
     let mut mismatches: Vec<Mismatch> = tiles
         .par_iter()
@@ -495,7 +500,7 @@ fn first_pass(
                         if let Some(progress) = progress {
                             progress[i].store(initial_progress(stored, moves), Relaxed);
                         }
-                        derive_from(moves, n)
+                        derive_from(moves, no_move)
                     } else {
                         i8::MIN
                     };
@@ -570,10 +575,10 @@ fn initial_progress(stored: i8, moves: &[Edge]) -> u8 {
     }
 }
 
-/// The value a board's moves give it: the best move, or `-n` (the opponent
-/// takes every seed) when there is no move.
-fn derive_from(moves: &[Edge], n: i8) -> i8 {
-    moves.iter().map(Edge::value).max().unwrap_or(-n)
+/// The value a board's moves give it: the best move, or `no_move` when
+/// there is none (`-n`, the opponent taking every seed; 0 under cross-wari).
+fn derive_from(moves: &[Edge], no_move: i8) -> i8 {
+    moves.iter().map(Edge::value).max().unwrap_or(no_move)
 }
 
 /// Boards whose children are looked up together in the first pass.

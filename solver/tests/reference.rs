@@ -161,7 +161,7 @@ fn wide_cells_give_the_same_values() {
 fn eight_pits_with_pits_too_full_for_the_lists_up_to_9_seeds() {
     // With 8 pits a side a listed board packs 3 bits a pit (awari_dbformat::
     // BoardPacker): boards with a pit of 8 or 9 seeds go by marks instead.
-    for set in [RuleSet::Awari, RuleSet::Abapa] {
+    for set in [RuleSet::Awari, RuleSet::Abapa, RuleSet::CrossWari] {
         compare(Rules::new(set, 8).unwrap(), 9);
     }
 }

@@ -29,6 +29,16 @@ pub(super) fn init<L: Layout, const P: usize>(
 ) {
     progress.set_message("captures");
     let first = state.start;
+    // A board without a move: the opponent takes every seed, `B = -n`, and
+    // the board is lost at stage n. Under cross-wari the seeds go to no one
+    // and it is worth 0: no exit, no quiet move, so it is never decided and
+    // ends as 0, and (its `B` not being 0) is not taken for one a capture
+    // reaches.
+    let no_move = if rules.set().end_leaves_seeds_to_no_one() {
+        L::NO_EXIT
+    } else {
+        rules.value_without_moves(seeds).get()
+    };
     rayon::iter::ParallelIterator::for_each(state.chunks(), |(start, boards, words)| {
         // The chunk's cells, made here and packed into its words at the end.
         let mut cells = vec![
@@ -50,7 +60,7 @@ pub(super) fn init<L: Layout, const P: usize>(
         {
             let quiet = rules.quiet_moves_and_captures_sized::<P>(&board, &mut captures);
             let best = if quiet == 0 && captures.is_empty() {
-                -(seeds as i8) // no move: the opponent takes every seed
+                no_move
             } else {
                 L::NO_EXIT
             };

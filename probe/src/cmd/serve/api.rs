@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use awari_dbformat::{parse_pit, Board, RuleSet, Turn};
+use awari_dbformat::{parse_pit, Board, RuleSet, Rules, Turn};
 use awari_probe::ProbeError;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -244,7 +244,7 @@ pub async fn play(
         "pit": m.pit,
         "label": m.label().to_string(),
         "seeds_captured": m.captured,
-        "sown": sowing_path(&board, pit),
+        "sown": sowing_path(rules, &board, pit),
         "turn": match m.turn { Turn::Passes => "passes", Turn::Stays => "stays" },
         "board": m.child.pits(),
         "captured": captured,
@@ -253,15 +253,22 @@ pub async fn play(
 }
 
 /// The pits, in the mover's pit order, that sowing `pit` drops its seeds into,
-/// one entry per seed: counter-clockwise, skipping the emptied pit.
-pub fn sowing_path(board: &Board, pit: usize) -> Vec<usize> {
+/// one entry per seed, skipping the emptied pit: counterclockwise, or
+/// clockwise for an odd count under `cross-wari`.
+pub fn sowing_path(rules: Rules, board: &Board, pit: usize) -> Vec<usize> {
     let n = board.len();
-    let mut path = Vec::with_capacity(usize::from(board.pit(pit)));
+    let seeds = board.pit(pit);
+    let step = if rules.set().sows_odd_clockwise() && seeds % 2 == 1 {
+        n - 1
+    } else {
+        1
+    };
+    let mut path = Vec::with_capacity(usize::from(seeds));
     let mut at = pit;
-    for _ in 0..board.pit(pit) {
-        at = (at + 1) % n;
+    for _ in 0..seeds {
+        at = (at + step) % n;
         if at == pit {
-            at = (at + 1) % n;
+            at = (at + step) % n;
         }
         path.push(at);
     }
@@ -296,7 +303,6 @@ pub async fn method_not_allowed(method: axum::http::Method, uri: Uri) -> ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use awari_dbformat::{RuleSet, Rules};
 
     /// Dropping one seed into every pit of the path, after emptying the
     /// sown pit, gives the board after the move before any capture.
@@ -314,7 +320,7 @@ mod tests {
                     let pit = usize::from(m.pit);
                     let mut pits = board.pits().to_vec();
                     pits[pit] = 0;
-                    for &to in &sowing_path(&board, pit) {
+                    for &to in &sowing_path(rules, &board, pit) {
                         pits[to] += 1;
                     }
                     assert_eq!(pits[pit], 0, "{text} pit {pit}");
