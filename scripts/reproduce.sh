@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds, verifies and prints the verdicts of small Awari games from their start:
 # the 6-pit game with 1 and 2 seeds per pit and the 4-pit game with 1, 2 and 3
-# seeds per pit, under every rule set, each with its build and verification time.
+# seeds per pit, under every rule set, each with the values of the first moves
+# (A, B, ... from the start) and its build and verification time.
 #
 #   scripts/reproduce.sh [DIR]        # databases go to DIR (default db-reproduce)
 #   RULES="awari abapa" scripts/reproduce.sh   # only some rule sets
@@ -9,14 +10,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=${1:-db-reproduce}
-rules=${RULES:-"awari abapa grand-slam-captures grand-slam-replay"}
+rules=${RULES:-"awari abapa grand-slam-captures grand-slam-replay cross-wari"}
 games=${GAMES:-"6x1 6x2 4x1 4x2 4x3"}
 cargo build --release --bins -q
 solve=./target/release/awari-solve
 probe=./target/release/awari-probe
 echo "# $(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
-printf '| %-19s | %4s | %5s | %6s | %-28s | %8s | %9s |\n' rules pits seeds value verdict "build s" "verify s"
-printf '|%s|%s|%s|%s|%s|%s|%s|\n' ---------------------  ------ ------- -------- ------------------------------ ---------- -----------
+printf '| %-19s | %4s | %5s | %6s | %-28s | %-23s | %8s | %9s |\n' rules pits seeds value verdict "first moves" "build s" "verify s"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' ---------------------  ------ ------- -------- ------------------------------ ------------------------- ---------- -----------
 for r in $rules; do
   for game in $games; do
     pits=${game%x*} per=${game#*x}
@@ -26,12 +27,16 @@ for r in $rules; do
     t1=$(date +%s.%N)
     out=$("$probe" verify --db "$dir" --rules "$r" --pits "$pits" --start "$per" --json)
     t2=$(date +%s.%N)
-    python3 - "$out" "$r" "$pits" "$per" "$t0" "$t1" "$t2" <<'PY'
+    start=$(python3 -c "print(' '.join(['$per'] * $pits) + ' / ' + ' '.join(['$per'] * $pits))")
+    moves=$("$probe" score --db "$dir" --rules "$r" --json "$start")
+    python3 - "$out" "$moves" "$r" "$pits" "$per" "$t0" "$t1" "$t2" <<'PY'
 import json, sys
-v = json.loads(sys.argv[1]); r, pits, per = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-t0, t1, t2 = map(float, sys.argv[5:8])
+v = json.loads(sys.argv[1]); moves = json.loads(sys.argv[2])["moves"]
+r, pits, per = sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+t0, t1, t2 = map(float, sys.argv[6:9])
 ok = "" if v["ok"] else " (VERIFY FAILED)"
-print(f"| {r:<19} | {pits:>4} | {2*pits*per:>5} | {v['value']:>+6} | {v['verdict'] + ok:<28} | {t1-t0:>8.1f} | {t2-t1:>9.1f} |")
+first = " ".join(f"{m['label']} {m['value']:+d}" for m in moves)
+print(f"| {r:<19} | {pits:>4} | {2*pits*per:>5} | {v['value']:>+6} | {v['verdict'] + ok:<28} | {first:<23} | {t1-t0:>8.1f} | {t2-t1:>9.1f} |")
 PY
   done
 done

@@ -540,6 +540,7 @@ fn another_rule_set_or_board_size_is_the_wrong_level() {
     let expected = level(RuleSet::Awari, 6, 6);
     for other in [
         level(RuleSet::Abapa, 6, 6),
+        level(RuleSet::CrossWari, 6, 6),
         level(RuleSet::Awari, 4, 6),
         level(RuleSet::Awari, 6, 7),
     ] {

@@ -185,6 +185,24 @@ fn every_claim_holds_under_grand_slam_replay_on_4_pits() {
     assert!(exact > 0, "{claims:?}");
 }
 
+/// The same under cross-wari, where a game's end is worth 0 and odd sowings
+/// go clockwise: the 6-pit game, levels 11..=13 over levels 0..=9.
+#[test]
+fn every_claim_holds_under_cross_wari() {
+    let rules = Rules::new(awari_dbformat::RuleSet::CrossWari, 6).unwrap();
+    let (full, low) = databases_of("search-claims-cross", rules, 13, 9);
+    let (truth, tb) = (open_of(&full, rules), open_of(&low, rules));
+    let claims = check_claims(&truth, &tb, 11..=13, 30, |k| Limits {
+        time: None,
+        depth: Some(6 + k as u32 % 7),
+        hash_bytes: 1 << 20,
+        threads: 1 + k % 2,
+        ..Limits::default()
+    });
+    let exact: usize = claims.iter().map(|c| c.bounds[Bound::Exact as usize]).sum();
+    assert!(exact > 0, "{claims:?}");
+}
+
 /// The same on levels 20..=22 with levels 0..=18 at the leaves, one second
 /// a board: `AWARI_DB=DIR` (levels 0..=22) `cargo test --release -p
 /// awari-tests --test search -- --ignored --nocapture`.

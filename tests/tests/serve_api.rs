@@ -12,7 +12,8 @@ use awari_tests::server::Server;
 use awari_tests::{ok_stdout, run, scratch};
 use serde_json::{json, Value};
 
-/// Levels 0..=14 of the 6-pit awari game and 0..=12 of the 4-pit abapa game.
+/// Levels 0..=14 of the 6-pit awari game, 0..=12 of the 4-pit abapa game and
+/// 0..=12 of the 5-pit cross-wari game.
 fn db() -> &'static PathBuf {
     static DB: OnceLock<PathBuf> = OnceLock::new();
     DB.get_or_init(|| {
@@ -28,6 +29,19 @@ fn db() -> &'static PathBuf {
                 "4",
                 "--rules",
                 "abapa",
+                "--max-seeds",
+                "12",
+            ],
+        ));
+        ok_stdout(&run(
+            "awari-solve",
+            &[
+                "--db",
+                d,
+                "--pits",
+                "5",
+                "--rules",
+                "cross-wari",
                 "--max-seeds",
                 "12",
             ],
@@ -81,6 +95,9 @@ fn positions_equal_score_json() {
     for k in 0..12u32 {
         samples.push((random.board(4, k % 13), Some("abapa")));
     }
+    for k in 0..12u32 {
+        samples.push((random.board(5, 1 + k % 12), Some("cross-wari")));
+    }
     samples.push(("1 1 1 1 1 0 / 4 2 3 0 0 0".parse().unwrap(), Some("awari")));
     samples.push(("2 2 2 2 2 2 / 0 0 0 0 0 0".parse().unwrap(), None));
     for (board, rules) in samples {
@@ -111,7 +128,11 @@ fn positions_equal_score_json() {
 fn play_moves_as_the_library() {
     let server = Server::start(db());
     let mut random = Random(12345);
-    for (pits, set) in [(6, RuleSet::Awari), (4, RuleSet::Abapa)] {
+    for (pits, set) in [
+        (6, RuleSet::Awari),
+        (4, RuleSet::Abapa),
+        (5, RuleSet::CrossWari),
+    ] {
         let rules = Rules::new(set, pits as u8).unwrap();
         for k in 0..20u32 {
             let board = random.board(pits, 1 + k % 12);
@@ -129,7 +150,24 @@ fn play_moves_as_the_library() {
                             Turn::Stays => json!([mover, 7]),
                         };
                         assert_eq!(a["captured"], captured);
-                        assert_eq!(a["sown"].as_array().unwrap().len(), board.pit(pit) as usize);
+                        // The pits sown, one seed each, make the board before
+                        // any capture: it holds the child's seeds and those captured.
+                        let mut pits = board.pits().to_vec();
+                        pits[pit] = 0;
+                        let sown = a["sown"].as_array().unwrap();
+                        assert_eq!(sown.len(), board.pit(pit) as usize);
+                        for to in sown {
+                            pits[to.as_u64().unwrap() as usize] += 1;
+                        }
+                        let child = match m.turn {
+                            Turn::Passes => m.child.swapped(),
+                            Turn::Stays => m.child,
+                        };
+                        assert_eq!(
+                            &pits[..pits.len() / 2],
+                            child.mover_row(),
+                            "{board} {pit}: {sown:?}"
+                        );
                     }
                     Err(e) => {
                         assert_eq!(answer.status, 400, "{board} {pit}");
@@ -179,8 +217,8 @@ fn malformed_requests_get_400_and_a_message() {
         "/api/position?board=-1+1+1+1+1+1+1+1+1+1+1+1".to_string(),
         "/api/position?board=1+1+1+/+1+1".to_string(),
         "/api/position?board=49+0+0+0+0+0+0+0+0+0+0+0".to_string(),
-        // 5 pits per side: no such game in the database.
-        "/api/position?board=1+1+1+1+1+1+1+1+1+1".to_string(),
+        // 3 pits per side: no such game in the database.
+        "/api/position?board=1+1+1+1+1+1".to_string(),
         "/api/position?board=1+1+1+1+1+1+1+1+1+1+1+1&rules=foo".to_string(),
         "/api/position?board=1+1+1+1+1+1+1+1+1+1+1+1&rules=grand-slam-replay".to_string(),
         "/api/position?board=1+1+1+1+1+1+1+1+1+1+1+1&captured=1,2,3".to_string(),
@@ -280,7 +318,11 @@ fn info_lists_the_games_and_the_page_loads_nothing_from_the_network() {
         .collect();
     assert_eq!(
         names,
-        [("awari".to_string(), 6, 14), ("abapa".to_string(), 4, 12)]
+        [
+            ("awari".to_string(), 6, 14),
+            ("abapa".to_string(), 4, 12),
+            ("cross-wari".to_string(), 5, 12)
+        ]
     );
     assert_eq!(games[0]["levels"], json!((0..=14).collect::<Vec<_>>()));
     for path in ["/", "/app.js", "/style.css"] {

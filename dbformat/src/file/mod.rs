@@ -39,7 +39,7 @@
 //! | 0 | 8 | magic `AWARILVL` |
 //! | 8 | 2 | format version: 3 for lower bounds, else 2 when blocks are cut into segments, else 1 |
 //! | 10 | 2 | header length, 128 |
-//! | 12 | 1 | rule set code ([`crate::RuleSet::code`]: 0 awari, 1 abapa, 2 grand-slam-captures, 3 grand-slam-replay) |
+//! | 12 | 1 | rule set code ([`crate::RuleSet::code`]: 0 awari, 1 abapa, 2 grand-slam-captures, 3 grand-slam-replay, 4 cross-wari) |
 //! | 13 | 1 | pits per side, 2..=8 |
 //! | 14 | 1 | value encoding: 0 raw, 1 context-rank, 2 context-ans ([`Encoding`]) |
 //! | 15 | 1 | compression: 1 zstd (every block is one zstd frame; raw and context-rank), 0 none (context-ans blocks are rANS streams) |
