@@ -176,8 +176,9 @@ pub struct Searcher<'a> {
     /// The databases, if any.
     tb: Option<&'a Tablebase>,
     rules: Rules,
-    /// Boards of at most this many seeds are read from the databases.
-    exact_up_to: Option<u32>,
+    /// Bit n: boards of n seeds are read from the databases
+    /// ([`Tablebase::answers_level`]).
+    exact_levels: u128,
     table: Table,
     limits: Limits,
 }
@@ -189,13 +190,16 @@ const INFINITE: i16 = 1000;
 const MAX_DEPTH: u32 = 120;
 
 impl<'a> Searcher<'a> {
-    /// A searcher whose leaves come from `tb` (every level from 0 up to the
-    /// largest with all below it present).
+    /// A searcher whose leaves come from `tb` (the levels it answers alone,
+    /// [`Tablebase::answers_level`]).
     pub fn new(tb: &'a Tablebase, limits: Limits) -> Searcher<'a> {
+        let exact_levels = (0..=awari_dbformat::MAX_SEEDS)
+            .filter(|&n| tb.answers_level(n))
+            .fold(0u128, |bits, n| bits | 1 << n);
         Searcher {
             tb: Some(tb),
             rules: tb.rules(),
-            exact_up_to: tb.complete_up_to(),
+            exact_levels,
             table: Table::new(limits.hash_bytes),
             limits,
         }
@@ -207,7 +211,7 @@ impl<'a> Searcher<'a> {
         Searcher {
             tb: None,
             rules,
-            exact_up_to: None,
+            exact_levels: 0,
             table: Table::new(limits.hash_bytes),
             limits,
         }
@@ -216,7 +220,7 @@ impl<'a> Searcher<'a> {
     /// The databases, when `board`'s level is among those they answer.
     fn levels_for(&self, board: &Board) -> Option<&'a Tablebase> {
         self.tb
-            .filter(|_| self.exact_up_to.is_some_and(|n| board.seeds() <= n))
+            .filter(|_| self.exact_levels >> board.seeds() & 1 == 1)
     }
 
     /// Searches `board` by iterative deepening within the limits (two thirds

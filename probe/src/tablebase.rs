@@ -201,11 +201,20 @@ impl Tablebase {
         top
     }
 
-    /// True when every level from 0 up to `board`'s seed count is present,
-    /// so that the databases alone answer it; above them, a search does
-    /// ([`crate::search`]).
+    /// True when the databases alone answer `board`: [`Tablebase::answers_level`]
+    /// of its seed count. Other boards get a search ([`crate::search`]).
     pub fn covers(&self, board: &Board) -> bool {
-        self.complete_up_to().is_some_and(|n| board.seeds() <= n)
+        self.answers_level(board.seeds())
+    }
+
+    /// True when the databases alone answer every board of `seeds` seeds:
+    /// that level is present, and so is every level from 0 to `seeds - 2`.
+    /// Level `seeds - 1` is never needed (a capture takes at least two seeds),
+    /// so the start of a game built with `awari-solve --start S` is answered
+    /// without level 2PS - 1, which that build leaves out.
+    pub fn answers_level(&self, seeds: u32) -> bool {
+        self.paths.contains_key(&seeds)
+            && (seeds < 2 || self.complete_up_to().is_some_and(|n| n + 2 >= seeds))
     }
 
     /// The level file of `seeds` seeds, opened on first use.

@@ -164,3 +164,43 @@ fn verify_passes_then_finds_a_changed_value() {
     );
     assert_ne!(found["derived"], found["stored"]);
 }
+
+/// A game built from its start (`--start 1`: levels 0..=10 and 12, level 11
+/// never arising) answers its start position from the databases, as verify
+/// settles it. Under cross-wari, A's one seed goes clockwise into f and
+/// takes it, so the start has a capture to level 10.
+#[test]
+fn the_start_of_the_one_seed_game_is_answered_exactly() {
+    let dir = scratch("cross-wari-start1");
+    let d = dir.to_str().unwrap();
+    ok_stdout(&run(
+        "awari-solve",
+        &["--db", d, "--rules", "cross-wari", "--start", "1"],
+    ));
+    assert!(!dir.join("cross-wari-p6-n11.awl").exists());
+    let start = "1 1 1 1 1 1 / 1 1 1 1 1 1";
+    let score: Value = serde_json::from_str(&ok_stdout(&run(
+        "awari-probe",
+        &["score", start, "--db", d, "--json"],
+    )))
+    .unwrap();
+    assert_eq!(score["bound"], "exact", "{score}");
+    assert!(score.get("search").is_none(), "{score}");
+    assert_eq!(score["moves"][0]["captured"], 2, "{score}");
+    let verify: Value = serde_json::from_str(&ok_stdout(&run(
+        "awari-probe",
+        &["verify", "--db", d, "--start", "1", "--json"],
+    )))
+    .unwrap();
+    assert_eq!(verify["ok"], true, "{verify}");
+    assert_eq!(verify["value"], score["value"]);
+    let values = |v: &Value| -> Vec<i64> {
+        v["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["value"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(values(&verify), values(&score), "{verify} {score}");
+}
