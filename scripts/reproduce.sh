@@ -16,8 +16,8 @@ cargo build --release --bins -q
 solve=./target/release/awari-solve
 probe=./target/release/awari-probe
 echo "# $(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
-printf '| %-19s | %4s | %5s | %6s | %-28s | %-23s | %8s | %9s |\n' rules pits seeds value verdict "first moves" "build s" "verify s"
-printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' ---------------------  ------ ------- -------- ------------------------------ ------------------------- ---------- -----------
+printf '| %-19s | %4s | %5s | %6s | %-28s | %-29s | %8s | %9s |\n' rules pits seeds value verdict "first moves" "build s" "verify s"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' ---------------------  ------ ------- -------- ------------------------------------ ------------------------------- ---------- -----------
 for r in $rules; do
   for game in $games; do
     pits=${game%x*} per=${game#*x}
@@ -36,7 +36,7 @@ r, pits, per = sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 t0, t1, t2 = map(float, sys.argv[6:9])
 ok = "" if v["ok"] else " (VERIFY FAILED)"
 first = " ".join(f"{m['label']} {m['value']:+d}" for m in moves)
-print(f"| {r:<19} | {pits:>4} | {2*pits*per:>5} | {v['value']:>+6} | {v['verdict'] + ok:<28} | {first:<23} | {t1-t0:>8.1f} | {t2-t1:>9.1f} |")
+print(f"| {r:<19} | {pits:>4} | {2*pits*per:>5} | {v['value']:>+6} | {v['verdict'] + ok:<28} | {first:<29} | {t1-t0:>8.1f} | {t2-t1:>9.1f} |")
 PY
   done
 done
