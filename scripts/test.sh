@@ -1,13 +1,27 @@
 #!/usr/bin/env bash
-# The tests, with what they need: Debian's headless Chromium and its WebDriver
-# for the browser test (tests/tests/browser.rs), installed when missing; then
-# every test of the workspace.
+# The tests, with what they need, installed when missing: Debian's headless
+# Chromium and its WebDriver for the browser test (tests/tests/browser.rs),
+# and OpenMPI (with libclang, for the bindings) for the MPI tests
+# (tests/tests/mpi.rs). Then every test of the workspace, and the MPI tests
+# with awari-solve built with the `mpi` feature into a target directory of
+# its own (so that the default binaries stay as they are).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+[ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+command -v mpirun > /dev/null || missing+=(openmpi-bin)
+[ -e /usr/include/x86_64-linux-gnu/openmpi/mpi.h ] || [ -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] \
+  || missing+=(libopenmpi-dev)
+ls /usr/lib/llvm-*/lib/libclang.so* > /dev/null 2>&1 || missing+=(libclang-dev)
+if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -q
-  $sudo apt-get install -y -q chromium chromium-driver
+  $sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
 fi
 cargo test --workspace --release
+target=${CARGO_TARGET_DIR:-target}
+cargo build --release -q -p awari-solver --features mpi --target-dir "$target/mpi"
+AWARI_MPI_SOLVE="$target/mpi/release/awari-solve" \
+  cargo test --release -p awari-tests --test mpi -- --ignored

@@ -256,6 +256,12 @@ impl<T: Plain> PerBoard<T> {
             of: PhantomData,
         }
     }
+
+    /// The bytes of the numbers (and of a tail too short for one), to be
+    /// moved whole: sent to other processes, say.
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.array
+    }
 }
 
 impl Generations {

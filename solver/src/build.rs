@@ -20,6 +20,7 @@ use crate::error::SolveError;
 use crate::lower::{self, LowerLevels};
 use crate::mapped;
 use crate::memory::{format_size, peak_resident};
+use crate::ranks::{OneProcess, RankFigures, Ranks};
 use crate::retro::{self, Stage, GENERATION_BYTES_PER_BOARD};
 use crate::stats;
 use awari_dbformat::resident;
@@ -177,6 +178,9 @@ pub struct LevelReport {
     pub disk_read_bytes: u64,
     #[serde(default)]
     pub disk_written_bytes: u64,
+    /// What each rank of an MPI job did, by rank (none in one process).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<RankFigures>,
     /// The threshold stages.
     pub stages: Vec<Stage>,
 }
@@ -200,8 +204,24 @@ pub fn stats_path(level_path: &Path) -> PathBuf {
 pub fn build(
     plan: &Plan,
     options: &Options,
+    report: impl FnMut(&LevelReport),
+) -> Result<(), SolveError> {
+    build_on(plan, options, &OneProcess, report)
+}
+
+/// [`build`] by the ranks `ranks` together ([`crate::ranks`]): each level
+/// is solved by all of them, rank 0 writes its files and is the only one to
+/// `report`; every rank keeps the levels the ones above read.
+///
+/// # Errors
+/// As [`build`].
+pub fn build_on(
+    plan: &Plan,
+    options: &Options,
+    ranks: &dyn Ranks,
     mut report: impl FnMut(&LevelReport),
 ) -> Result<(), SolveError> {
+    let root = ranks.is_root();
     let rules = plan.rules;
     let index = Index::for_pits(rules.pits());
     crate::memory::free_large_blocks_at_once();
@@ -265,6 +285,8 @@ pub fn build(
             }
             let level_report = match read_report(&stats_file) {
                 Some(r) => r,
+                // (Only rank 0 writes; the others need no report.)
+                None if !root => make_report_shell(rules, seeds, 0, Vec::new()),
                 None => {
                     // The level was renamed into place but its statistics are missing.
                     let v = values.as_ref().expect("decoded above");
@@ -284,10 +306,12 @@ pub fn build(
             if needed_later {
                 lower.insert(seeds, values.expect("decoded above"));
             }
-            report(&LevelReport {
-                status: "present".into(),
-                ..level_report
-            });
+            if root {
+                report(&LevelReport {
+                    status: "present".into(),
+                    ..level_report
+                });
+            }
             continue;
         }
 
@@ -338,8 +362,16 @@ pub fn build(
             mail_bytes: level_plan.mail_bytes,
             ..retro::SolveOptions::default()
         };
-        let solved = retro::solve_level(rules, seeds, &lower, &bar, &solve_options)?;
+        let solved = retro::solve_level_on(rules, seeds, &lower, &bar, &solve_options, ranks)?;
         let solve_seconds = started.elapsed().as_secs_f64();
+        if !root {
+            // Rank 0 writes the level; the others keep it for the levels above.
+            bar.finish_and_clear();
+            if last_missing.is_some_and(|m| seeds + 2 <= m) {
+                lower.insert(seeds, Arc::new(solved.values));
+            }
+            continue;
+        }
         bar.set_message("writing");
         let values = Arc::new(solved.values);
         // Under a resident ceiling the statistics read the levels' values a
@@ -385,6 +417,7 @@ pub fn build(
             partitions: solved.partitions.count() as u64,
             on_disk: level_plan.on_disk,
             resumed_from_stage: solved.resumed_from_stage,
+            ranks: solved.ranks.clone(),
             ..make_report_shell(rules, seeds, boards, solved.stages)
         };
         let seconds = started.elapsed().as_secs_f64();
@@ -758,6 +791,7 @@ fn make_report_shell(rules: Rules, seeds: u32, boards: u64, stages: Vec<Stage>) 
         resumed_from_stage: None,
         disk_read_bytes: 0,
         disk_written_bytes: 0,
+        ranks: Vec::new(),
         stages,
     }
 }

@@ -7,6 +7,7 @@ use awari_dbformat::file::WriteOptions;
 use awari_dbformat::{RuleSet, Rules};
 use awari_solver::build::{self, LevelReport, Options, Plan};
 use awari_solver::memory::{self, format_size};
+use awari_solver::ranks::Ranks;
 use clap::Parser;
 
 /// Build perfect-play Awari databases by retrograde analysis, level by level.
@@ -108,8 +109,25 @@ fn main() -> ExitCode {
     }
 }
 
+/// The processes of this solve: the ranks of the MPI job when built with
+/// the `mpi` feature (one rank when started without `mpirun`), else this
+/// process alone.
+fn ranks() -> Result<Box<dyn Ranks>, Box<dyn std::error::Error>> {
+    #[cfg(feature = "mpi")]
+    {
+        let ranks = awari_solver::ranks::mpi::MpiRanks::initialize()
+            .ok_or("MPI could not be initialized with threads beside the one calling it")?;
+        Ok(Box::new(ranks))
+    }
+    #[cfg(not(feature = "mpi"))]
+    Ok(Box::new(awari_solver::ranks::OneProcess))
+}
+
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let rules = Rules::new(cli.rules, cli.pits)?;
+    let ranks = ranks()?;
+    // Rank 0 alone shows progress and prints.
+    let root = ranks.is_root();
     if let Some(threads) = cli.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -127,7 +145,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let options = Options {
         dir: cli.db.clone(),
         memory: cli.memory.unwrap_or_else(memory::default_budget),
-        progress: !cli.json,
+        progress: !cli.json && root,
         write,
         certificate: cli.certificate,
         exact: cli.exact,
@@ -137,12 +155,19 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         checkpoint_seconds: cli.checkpoint_seconds,
     };
     if cli.plan {
-        print_plan(&build::plan_levels(&plan, &options), cli.json);
+        if root {
+            print_plan(&build::plan_levels(&plan, &options), cli.json);
+        }
         return Ok(());
     }
-    if !cli.json {
+    let talk = !cli.json && root;
+    if talk {
+        let processes = match ranks.size() {
+            1 => String::new(),
+            n => format!("{n} ranks, "),
+        };
         eprintln!(
-            "awari-solve: {rules}, levels {}..={} into {} ({} threads, memory budget {})",
+            "awari-solve: {rules}, levels {}..={} into {} ({processes}{} threads, memory budget {})",
             plan.levels.first().unwrap_or(&0),
             plan.levels.last().unwrap_or(&0),
             cli.db.display(),
@@ -155,7 +180,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     let (mut boards, mut seconds, mut built) = (0u64, 0f64, 0);
-    build::build(&plan, &options, |r: &LevelReport| {
+    build::build_on(&plan, &options, ranks.as_ref(), |r: &LevelReport| {
         if cli.json {
             println!(
                 "{}",
@@ -179,7 +204,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             built += 1;
         }
     })?;
-    if !cli.json {
+    if talk {
         println!(
             "done: {built} level(s) built, {boards} boards in {seconds:.1} s ({:.2} M boards/s); database in {}",
             boards as f64 / seconds.max(1e-9) / 1e6,

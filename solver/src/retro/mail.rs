@@ -155,6 +155,16 @@ impl Mailbox for Mail {
 }
 
 impl Delivery {
+    /// The updates taken from a box in memory, sorted.
+    ///
+    /// # Panics
+    /// When some of them are in the box's file (boxes that spill are not
+    /// sent to other ranks).
+    pub fn into_updates(self) -> Vec<u64> {
+        assert!(self.file.is_none(), "a spilled box is read by each_piece");
+        self.updates
+    }
+
     /// True when no update was taken.
     pub fn is_empty(&self) -> bool {
         self.updates.is_empty() && self.file.is_none()

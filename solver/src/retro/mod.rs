@@ -102,7 +102,8 @@ use indicatif::ProgressBar;
 use crate::cells::{CellLayout, Layout, Narrow, Wide};
 use crate::error::SolveError;
 use crate::lower::LowerLevels;
-use batch::Outbox;
+use crate::ranks::{gather_figures, OneProcess, RankFigures, Ranks};
+use batch::{Mailbox, Outbox};
 use mail::{Delivery, Mail};
 use stage::{Decided, Frontier};
 use state::State;
@@ -177,6 +178,8 @@ pub struct Stage {
 
 /// A solved level: one value per stored board, in index order, and how it went.
 pub struct SolvedLevel {
+    /// What each rank did, by rank (empty in one process).
+    pub ranks: Vec<RankFigures>,
     /// The values, one signed byte per board in index order.
     pub values: Values,
     /// One bit per board (bit `i % 64` of word `i / 64` of
@@ -277,6 +280,30 @@ pub fn solve_level(
     progress: &ProgressBar,
     options: &SolveOptions,
 ) -> Result<SolvedLevel, SolveError> {
+    solve_level_on(rules, seeds, lower, progress, options, &OneProcess)
+}
+
+/// [`solve_level`] by the ranks `ranks` together (see [`crate::ranks`]):
+/// each works its own partitions (at least one partition per rank), and
+/// every rank returns the whole level.
+///
+/// # Errors
+/// As [`solve_level`]; [`SolveError::Invalid`] for a level on disk with
+/// more than one rank (not built yet).
+pub fn solve_level_on(
+    rules: Rules,
+    seeds: u32,
+    lower: &LowerLevels,
+    progress: &ProgressBar,
+    options: &SolveOptions,
+    ranks: &dyn Ranks,
+) -> Result<SolvedLevel, SolveError> {
+    if ranks.size() > 1 && options.work_dir.is_some() {
+        return Err(SolveError::Invalid(format!(
+            "level {seeds} does not fit in the memory budget, and levels on disk are not \
+             built for more than one rank yet: give each rank more --memory"
+        )));
+    }
     let layout = options
         .layout
         .unwrap_or_else(|| CellLayout::for_seeds(seeds));
@@ -291,6 +318,7 @@ pub fn solve_level(
         progress,
         options,
         layout,
+        ranks,
     };
     // The initial pass and the propagation are compiled for one cell layout
     // and one board size at a time (see `awari_dbformat::Parents`).
@@ -309,6 +337,7 @@ struct Job<'a> {
     progress: &'a ProgressBar,
     options: &'a SolveOptions,
     layout: CellLayout,
+    ranks: &'a dyn Ranks,
 }
 
 /// Updates an outbox holds before it posts them to the partitions' boxes.
@@ -348,11 +377,16 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
         progress,
         options,
         layout,
+        ranks,
     } = job;
     let index = Index::for_pits(rules.pits());
     let boards = index.level_size(seeds);
-    let partitions = Partitions::new(boards, options.partitions);
+    let partitions = Partitions::new(boards, options.partitions.max(ranks.size() as u64));
     let count = partitions.count();
+    // This rank's partitions (all of them in one process).
+    let owned = |p: usize| ranks.owns(p, count);
+    let traffic_before = ranks.figures();
+    let mut updates_to_ranks = 0;
     let list_entries = options
         .list_entries
         .unwrap_or_else(|| default_list_entries(boards));
@@ -390,6 +424,8 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
     };
     let mut states: Vec<State<L>> = (0..count)
         .map(|p| match store {
+            // Another rank's partition: its range only.
+            _ if !owned(p) => State::unloaded(partitions.range(p), 0, rules.pits()),
             Store::Memory => State::new(
                 partitions.range(p),
                 lists_each,
@@ -417,7 +453,7 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
         }
         _ => {
             let started = Instant::now();
-            for p in 0..count {
+            for p in (0..count).filter(|&p| owned(p)) {
                 store.with(p, &mut states, |state| {
                     init::init::<L, P>(rules, seeds, index, lower, state, progress)
                 })?;
@@ -458,9 +494,11 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
         let mut decided = Decided::default();
         for (p, frontier) in frontiers.iter_mut().enumerate() {
             frontier.new_stage();
-            decided += store.with(p, &mut states, |state| {
-                stage::seed(state, k, seeds, progress)
-            })?;
+            if owned(p) {
+                decided += store.with(p, &mut states, |state| {
+                    stage::seed(state, k, seeds, progress)
+                })?;
+            }
         }
         let seeding_seconds = started.elapsed().as_secs_f64();
         // Generation by generation: each partition with a frontier visits
@@ -476,7 +514,12 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
         let spilled_before = mails[0].spilled() + mails[1].spilled();
         let mut pending = 0; // updates in the boxes being taken
         loop {
-            if pending == 0 && (0..count).all(|p| !frontiers[p].has_work(&states[p])) {
+            // (Every rank must see the same answer: `pending` is a sum over
+            // all ranks already.)
+            let busy = (0..count)
+                .filter(|&p| owned(p))
+                .any(|p| frontiers[p].has_work(&states[p]));
+            if pending == 0 && ranks.sum(u64::from(busy)) == 0 {
                 break;
             }
             let round = generations + 1;
@@ -494,7 +537,7 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
             } else {
                 (0..count).rev().collect()
             };
-            for p in order {
+            for p in order.into_iter().filter(|&p| owned(p)) {
                 let delivery = if pending > 0 {
                     taken.take(p)
                 } else {
@@ -536,12 +579,22 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
                 outbox.flush()?;
                 sent += outbox.sent();
             }
-            if visited {
+            if ranks.size() > 1 {
+                // The updates for other ranks' partitions go to them, into
+                // the boxes they take in the next round.
+                updates_to_ranks += exchange_mail(ranks, filled, count)?;
+            }
+            if ranks.sum(u64::from(visited)) > 0 {
                 generations = round;
             }
+            let sent = ranks.sum(sent);
             sent_updates += sent;
             pending = sent;
         }
+        let decided = Decided {
+            wins: ranks.sum(decided.wins),
+            losses: ranks.sum(decided.losses),
+        };
         if decided.total() > 0 {
             stages.push(Stage {
                 k: k as u32,
@@ -568,10 +621,32 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
     }
     progress.set_message("done");
     let (values, free, generations) = match store {
+        Store::Memory if ranks.size() > 1 => {
+            // Each rank's own partitions in arrays of zeros, then the whole
+            // level on every rank.
+            let (mut values, mut free, mut generations) = assemble(
+                states,
+                seeds,
+                boards,
+                owned,
+                |_, _| Ok(()),
+                |_, bytes| Ok(HugeArray::zeroed(bytes)),
+            )?;
+            ranks.or_bytes(values.bytes_mut());
+            ranks.or_bytes(&mut free);
+            if options.record_generations {
+                // (Made here by a rank that owns no partition: every rank
+                // must take part.)
+                let g = generations.get_or_insert_with(|| Generations::zeroed(boards));
+                ranks.or_bytes(g.bytes_mut());
+            }
+            Ok((values, free, generations))
+        }
         Store::Memory => assemble(
             states,
             seeds,
             boards,
+            |_| true,
             |_, _| Ok(()),
             |_, bytes| Ok(HugeArray::zeroed(bytes)),
         ),
@@ -582,6 +657,7 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
                 states,
                 seeds,
                 boards,
+                |_| true,
                 |p, state| disk.load(p, state),
                 |name, bytes| disk.array(name, bytes),
             )?;
@@ -589,8 +665,24 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
             Ok(assembled)
         }
     }?;
+    let ranks_figures = if ranks.size() > 1 {
+        let boards = (0..count)
+            .filter(|&p| owned(p))
+            .map(|p| partitions.range(p))
+            .map(|r| r.end - r.start)
+            .sum();
+        let mine = RankFigures {
+            boards,
+            updates_sent: updates_to_ranks,
+            ..ranks.figures().since(traffic_before)
+        };
+        gather_figures(ranks, mine)
+    } else {
+        Vec::new()
+    };
     Ok(SolvedLevel {
         values,
+        ranks: ranks_figures,
         free,
         stages,
         init_seconds,
@@ -598,6 +690,25 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
         partitions,
         resumed_from_stage: resumed.map(|m| m.next_k),
     })
+}
+
+/// Sends the updates in `mail` for other ranks' partitions (of `count`) to
+/// those ranks, and puts the updates they sent into the boxes of this
+/// rank's own. Each rank's updates for another come sorted (its boxes are
+/// taken sorted, in partition order, and partitions are runs of indices).
+/// Returns the number of updates sent.
+fn exchange_mail(ranks: &dyn Ranks, mail: &Mail, count: usize) -> Result<u64, SolveError> {
+    let mut outgoing = vec![Vec::new(); ranks.size()];
+    for p in (0..count).filter(|&p| !ranks.owns(p, count)) {
+        outgoing[ranks.owner(p, count)].extend(mail.take(p).into_updates());
+    }
+    let sent = outgoing.iter().map(|o| o.len() as u64).sum();
+    for updates in ranks.exchange(outgoing) {
+        if !updates.is_empty() {
+            mail.post(updates)?;
+        }
+    }
+    Ok(sent)
 }
 
 /// The progress message of a level on disk: where the solve is, and what
@@ -637,20 +748,21 @@ fn checkpoint<L: Layout>(
 }
 
 /// The values, free bits and generations of the whole level from those of
-/// its partitions (in order), each made at hand by `load` first, into arrays
-/// of zeros that `array(name, bytes)` makes; a single partition in memory
-/// gives its own arrays.
+/// its partitions (in order) that are `ours`, each made at hand by `load`
+/// first, into arrays of zeros that `array(name, bytes)` makes; a single
+/// partition in memory gives its own arrays.
 fn assemble<L: Layout>(
     mut states: Vec<State<L>>,
     seeds: u32,
     boards: u64,
+    ours: impl Fn(usize) -> bool,
     load: impl Fn(usize, &mut State<L>) -> Result<(), SolveError>,
     array: impl Fn(&str, usize) -> Result<HugeArray, SolveError>,
 ) -> Result<(Values, HugeArray, Option<Generations>), SolveError> {
     let in_memory = states
         .iter()
         .all(|s| s.words.len() == State::<L>::word_bytes(s.size));
-    if states.len() == 1 && in_memory {
+    if states.len() == 1 && in_memory && ours(0) {
         let mut state = states.pop().expect("one partition");
         let generations = state.generations.take();
         let (values, free) = state.into_values(seeds);
@@ -664,6 +776,9 @@ fn assemble<L: Layout>(
     let mut free = array("level-free", 8 * boards.div_ceil(64) as usize)?;
     let mut generations: Option<Generations> = None;
     for (p, mut state) in states.into_iter().enumerate() {
+        if !ours(p) {
+            continue;
+        }
         load(p, &mut state)?;
         let range = state.range();
         let (start, end) = (range.start as usize, range.end as usize);

@@ -1,0 +1,181 @@
+//! The processes that solve a level together: one ([`OneProcess`]), or the
+//! ranks of an MPI job ([`mpi::MpiRanks`], with the `mpi` feature).
+//!
+//! Each rank owns a run of a level's partitions ([`Ranks::owner`]) and works
+//! only those; everything the ranks must agree on goes through the few
+//! collective operations of [`Ranks`]:
+//!
+//! - after each generation, the updates for other ranks' partitions are
+//!   exchanged ([`Ranks::exchange`]), and the ranks agree on whether any
+//!   work is left ([`Ranks::sum`]): the end of a stage is the first round in
+//!   which no rank has a frontier and no update was sent;
+//! - at the end of a level, each rank's values (zero outside its own
+//!   partitions) are combined into the whole level on every rank
+//!   ([`Ranks::or_bytes`]): rank 0 writes the file, and every rank keeps the
+//!   level for the captures of the levels above.
+//!
+//! The generations are the same as in one process with the same partitions,
+//! so the values, the free bits and the certificate are too, and rank 0
+//! writes the file one process would (the tests compare them byte for byte).
+
+#[cfg(feature = "mpi")]
+pub mod mpi;
+
+use serde::{Deserialize, Serialize};
+
+/// What one rank did for a level: its share of the work and of the
+/// traffic between ranks (in the level's JSON line, `"ranks"`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RankFigures {
+    /// The rank.
+    pub rank: u64,
+    /// The boards of its partitions.
+    pub boards: u64,
+    /// Updates it sent to other ranks' partitions.
+    pub updates_sent: u64,
+    /// Bytes it sent to other ranks (updates, and its part of the level).
+    pub bytes_sent: u64,
+    /// Bytes it received from them.
+    pub bytes_received: u64,
+    /// Non-empty messages of updates it sent, and received.
+    pub messages_sent: u64,
+    /// (See `messages_sent`.)
+    pub messages_received: u64,
+    /// Seconds in collective operations: waiting for the other ranks, and
+    /// moving the data.
+    pub seconds_waiting: f64,
+}
+
+impl RankFigures {
+    /// The figures as numbers, for [`Ranks::all_gather`] (seconds in
+    /// microseconds).
+    fn to_numbers(self) -> [u64; 8] {
+        [
+            self.rank,
+            self.boards,
+            self.updates_sent,
+            self.bytes_sent,
+            self.bytes_received,
+            self.messages_sent,
+            self.messages_received,
+            (self.seconds_waiting * 1e6) as u64,
+        ]
+    }
+
+    fn from_numbers(n: &[u64]) -> RankFigures {
+        RankFigures {
+            rank: n[0],
+            boards: n[1],
+            updates_sent: n[2],
+            bytes_sent: n[3],
+            bytes_received: n[4],
+            messages_sent: n[5],
+            messages_received: n[6],
+            seconds_waiting: n[7] as f64 / 1e6,
+        }
+    }
+
+    /// What was done between `before` and `self` (cumulative figures).
+    pub fn since(self, before: RankFigures) -> RankFigures {
+        RankFigures {
+            rank: self.rank,
+            boards: self.boards - before.boards,
+            updates_sent: self.updates_sent - before.updates_sent,
+            bytes_sent: self.bytes_sent - before.bytes_sent,
+            bytes_received: self.bytes_received - before.bytes_received,
+            messages_sent: self.messages_sent - before.messages_sent,
+            messages_received: self.messages_received - before.messages_received,
+            seconds_waiting: self.seconds_waiting - before.seconds_waiting,
+        }
+    }
+}
+
+/// Every rank's `figures`, by rank, on every rank.
+pub fn gather_figures(ranks: &dyn Ranks, figures: RankFigures) -> Vec<RankFigures> {
+    ranks
+        .all_gather(&figures.to_numbers())
+        .chunks(8)
+        .map(RankFigures::from_numbers)
+        .collect()
+}
+
+/// The processes of a solve, and the collective operations between them.
+/// Every rank calls each operation in the same order (they are MPI
+/// collectives); only the thread that drives the solve calls them.
+pub trait Ranks {
+    /// This process's rank, `0..size`.
+    fn rank(&self) -> usize;
+
+    /// The number of ranks.
+    fn size(&self) -> usize;
+
+    /// The sum of `x` over all ranks, on every rank.
+    fn sum(&self, x: u64) -> u64;
+
+    /// Sends `outgoing[r]` to rank `r` (its own entry stays empty) and
+    /// returns what each rank sent this one, by rank.
+    fn exchange(&self, outgoing: Vec<Vec<u64>>) -> Vec<Vec<u64>>;
+
+    /// Everyone's `numbers` (of the same length on every rank), one after
+    /// the other by rank, on every rank.
+    fn all_gather(&self, numbers: &[u64]) -> Vec<u64>;
+
+    /// The traffic of this rank so far (`boards` and `updates_sent` are
+    /// left to the solve).
+    fn figures(&self) -> RankFigures {
+        RankFigures {
+            rank: self.rank() as u64,
+            ..RankFigures::default()
+        }
+    }
+
+    /// Replaces `bytes` on every rank by the bitwise OR of everyone's
+    /// `bytes` (of the same length): how ranks that each filled their own
+    /// part of an array of zeros make the whole.
+    fn or_bytes(&self, bytes: &mut [u8]);
+
+    /// The rank that owns partition `p` of `count`: ranks own runs of
+    /// partitions, as equal as they can be.
+    fn owner(&self, p: usize, count: usize) -> usize {
+        p * self.size() / count
+    }
+
+    /// True when this rank owns partition `p` of `count`.
+    fn owns(&self, p: usize, count: usize) -> bool {
+        self.owner(p, count) == self.rank()
+    }
+
+    /// True on rank 0, which writes the files and prints.
+    fn is_root(&self) -> bool {
+        self.rank() == 0
+    }
+}
+
+/// A solve by this process alone: every operation is the identity.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OneProcess;
+
+impl Ranks for OneProcess {
+    fn rank(&self) -> usize {
+        0
+    }
+
+    fn size(&self) -> usize {
+        1
+    }
+
+    fn sum(&self, x: u64) -> u64 {
+        x
+    }
+
+    fn exchange(&self, outgoing: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
+        debug_assert!(outgoing.iter().all(Vec::is_empty));
+        vec![Vec::new()]
+    }
+
+    fn all_gather(&self, numbers: &[u64]) -> Vec<u64> {
+        numbers.to_vec()
+    }
+
+    fn or_bytes(&self, _bytes: &mut [u8]) {}
+}

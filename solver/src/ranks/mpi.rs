@@ -1,0 +1,170 @@
+//! [`Ranks`] over MPI (the `mpi` crate on the system's OpenMPI): the ranks
+//! of `mpirun -n R awari-solve ...`.
+//!
+//! The operations are MPI collectives, called by the thread that drives the
+//! solve ([`Threading::Funneled`]; the rayon workers never call MPI). Large
+//! arrays go in pieces of [`PIECE`] bytes, within MPI's `int` counts.
+//!
+//! A rank that dies takes the job down: OpenMPI's default error handler
+//! aborts every rank, and `mpirun` names the one that failed. The levels
+//! written before stay, and the same command resumes from them.
+
+use std::cell::Cell;
+use std::time::Instant;
+
+use mpi::collective::SystemOperation;
+use mpi::datatype::{Partition, PartitionMut};
+use mpi::environment::{Threading, Universe};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use mpi::Count;
+
+use super::{RankFigures, Ranks};
+
+/// The most bytes (or updates) moved by one collective call.
+const PIECE: usize = 1 << 28;
+
+/// The ranks of the MPI job this process belongs to.
+pub struct MpiRanks {
+    world: SimpleCommunicator,
+    /// The traffic so far (`boards` and `updates_sent` unused).
+    traffic: Cell<RankFigures>,
+    // Dropped last: finalizes MPI.
+    _universe: Universe,
+}
+
+impl MpiRanks {
+    /// Initializes MPI, or `None` when it was initialized already or the
+    /// library cannot let other threads run beside the one calling it.
+    pub fn initialize() -> Option<MpiRanks> {
+        let (universe, threading) = mpi::initialize_with_threading(Threading::Funneled)?;
+        if threading < Threading::Funneled {
+            return None;
+        }
+        let world = universe.world();
+        Some(MpiRanks {
+            traffic: Cell::new(RankFigures {
+                rank: world.rank() as u64,
+                ..RankFigures::default()
+            }),
+            world,
+            _universe: universe,
+        })
+    }
+
+    /// Runs the collective `f`, counting its time as waiting.
+    fn timed<R>(&self, f: impl FnOnce() -> R) -> R {
+        let started = Instant::now();
+        let result = f();
+        self.count(|t| t.seconds_waiting += started.elapsed().as_secs_f64());
+        result
+    }
+
+    /// Adds to the traffic.
+    fn count(&self, add: impl FnOnce(&mut RankFigures)) {
+        let mut t = self.traffic.get();
+        add(&mut t);
+        self.traffic.set(t);
+    }
+}
+
+impl Ranks for MpiRanks {
+    fn rank(&self) -> usize {
+        self.world.rank() as usize
+    }
+
+    fn size(&self) -> usize {
+        self.world.size() as usize
+    }
+
+    fn sum(&self, x: u64) -> u64 {
+        let mut total = 0u64;
+        self.timed(|| {
+            self.world
+                .all_reduce_into(&x, &mut total, SystemOperation::sum())
+        });
+        total
+    }
+
+    fn all_gather(&self, numbers: &[u64]) -> Vec<u64> {
+        let mut all = vec![0u64; numbers.len() * self.size()];
+        self.timed(|| self.world.all_gather_into(numbers, &mut all[..]));
+        all
+    }
+
+    fn figures(&self) -> RankFigures {
+        self.traffic.get()
+    }
+
+    fn exchange(&self, outgoing: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
+        let size = self.size();
+        debug_assert_eq!(outgoing.len(), size);
+        let count = |n: usize| {
+            Count::try_from(n).expect("fewer than 2^31 updates for one rank in one generation")
+        };
+        // First how many each sends each, then the updates themselves.
+        let send_counts: Vec<Count> = outgoing.iter().map(|o| count(o.len())).collect();
+        let mut receive_counts = vec![0 as Count; size];
+        self.timed(|| {
+            self.world
+                .all_to_all_into(&send_counts[..], &mut receive_counts[..])
+        });
+        let nonempty = |counts: &[Count]| counts.iter().filter(|&&n| n > 0).count() as u64;
+        let bytes = |counts: &[Count]| 8 * counts.iter().map(|&n| n as u64).sum::<u64>();
+        self.count(|t| {
+            t.messages_sent += nonempty(&send_counts);
+            t.messages_received += nonempty(&receive_counts);
+            t.bytes_sent += bytes(&send_counts);
+            t.bytes_received += bytes(&receive_counts);
+        });
+        let displacements = |counts: &[Count]| -> Vec<Count> {
+            counts
+                .iter()
+                .scan(0, |at, &n| {
+                    let here = *at;
+                    *at += n;
+                    Some(here)
+                })
+                .collect()
+        };
+        let send: Vec<u64> = outgoing.concat();
+        let send_displacements = displacements(&send_counts);
+        let receive_displacements = displacements(&receive_counts);
+        let total = receive_counts.iter().map(|&n| n as usize).sum();
+        let mut received = vec![0u64; total];
+        {
+            let sent = Partition::new(&send[..], &send_counts[..], &send_displacements[..]);
+            let mut into = PartitionMut::new(
+                &mut received[..],
+                &receive_counts[..],
+                &receive_displacements[..],
+            );
+            self.timed(|| self.world.all_to_all_varcount_into(&sent, &mut into));
+        }
+        (0..size)
+            .map(|r| {
+                let at = receive_displacements[r] as usize;
+                received[at..at + receive_counts[r] as usize].to_vec()
+            })
+            .collect()
+    }
+
+    fn or_bytes(&self, bytes: &mut [u8]) {
+        // (Counted as what one rank's part costs: the whole array once
+        // each way, as a reduction over a ring moves it.)
+        let length = bytes.len() as u64;
+        self.count(|t| {
+            t.bytes_sent += length;
+            t.bytes_received += length;
+        });
+        let mut mine = Vec::with_capacity(PIECE.min(bytes.len()));
+        for piece in bytes.chunks_mut(PIECE) {
+            mine.clear();
+            mine.extend_from_slice(piece);
+            self.timed(|| {
+                self.world
+                    .all_reduce_into(&mine[..], piece, SystemOperation::bitwise_or())
+            });
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! End-to-end: `awari-solve` built with the `mpi` feature, run by `mpirun`
+//! with 1 to 4 ranks (oversubscribed on a 2-core machine), writes the files
+//! one process writes; a rank killed mid-build fails the job with a message
+//! naming it, and the same command then resumes to the same files.
+//!
+//! These need OpenMPI and the MPI build of `awari-solve`, which
+//! `scripts/test.sh` installs and builds, then runs them with
+//! `AWARI_MPI_SOLVE=PATH cargo test --release -p awari-tests --test mpi -- --ignored`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use awari_dbformat::RuleSet;
+use awari_tests::{ok_stdout, run, scratch};
+use serde_json::Value;
+
+/// The MPI build of awari-solve.
+fn mpi_solve() -> PathBuf {
+    let path = PathBuf::from(
+        std::env::var("AWARI_MPI_SOLVE")
+            .expect("AWARI_MPI_SOLVE: the awari-solve built with --features mpi"),
+    );
+    assert!(path.exists(), "{} is missing", path.display());
+    path
+}
+
+/// `mpirun -n RANKS awari-solve ARGS`, each rank on one thread.
+fn mpirun(ranks: usize, args: &[&str]) -> Command {
+    let mut command = Command::new("mpirun");
+    command
+        .args(["-n", &ranks.to_string(), "--oversubscribe"])
+        .arg(mpi_solve())
+        .args(args)
+        .args(["--threads", "1"])
+        // (Allowed to run as root, as CI does.)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    command
+}
+
+fn output(mut command: Command) -> Output {
+    command.output().expect("mpirun runs")
+}
+
+/// The level and certificate files of a directory, by name.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "awl" || x == "cert"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs OpenMPI and AWARI_MPI_SOLVE (scripts/test.sh)"]
+fn one_to_four_ranks_write_the_files_of_one_process() {
+    for set in RuleSet::ALL {
+        let dir = scratch(&format!("mpi-{}", set.name()));
+        let one = dir.join("one");
+        let common = ["--rules", set.name(), "--max-seeds", "14", "--certificate"];
+        let mut args = vec!["--db", one.to_str().unwrap()];
+        args.extend(common);
+        ok_stdout(&run("awari-solve", &args));
+        let expected = files(&one);
+        assert_eq!(expected.len(), 30, "{set}: 15 levels and certificates");
+        for ranks in 1..=4 {
+            let db = dir.join(format!("ranks-{ranks}"));
+            let mut args = vec!["--db", db.to_str().unwrap(), "--json"];
+            args.extend(common);
+            let out = output(mpirun(ranks, &args));
+            let stdout = ok_stdout(&out);
+            assert!(files(&db) == expected, "{set}, {ranks} ranks: files differ");
+            // One JSON line per level, from rank 0 only.
+            let lines: Vec<Value> = stdout
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            assert_eq!(lines.len(), 15, "{set}, {ranks} ranks:\n{stdout}");
+            let top = &lines[14];
+            if ranks == 1 {
+                assert!(top.get("ranks").is_none(), "{top}");
+                continue;
+            }
+            let figures = top["ranks"].as_array().expect("per-rank figures");
+            assert_eq!(figures.len(), ranks, "{top}");
+            let boards: u64 = figures.iter().map(|r| r["boards"].as_u64().unwrap()).sum();
+            assert_eq!(boards, top["boards"].as_u64().unwrap(), "{top}");
+            let sent: u64 = figures
+                .iter()
+                .map(|r| r["updates_sent"].as_u64().unwrap())
+                .sum();
+            assert!(sent > 0, "no update crossed ranks: {top}");
+        }
+    }
+}
+
+/// The process of rank `rank` of an MPI job whose command line names `dir`.
+fn rank_process(dir: &Path, rank: usize) -> Option<u32> {
+    let wanted = format!("OMPI_COMM_WORLD_RANK={rank}");
+    let dir = dir.to_str().unwrap();
+    std::fs::read_dir("/proc").ok()?.find_map(|entry| {
+        let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+        let has =
+            |bytes: &[u8], text: &str| bytes.split(|&b| b == 0).any(|part| part == text.as_bytes());
+        let name = mpi_solve().file_name().unwrap().to_owned();
+        let is_solver = cmdline
+            .split(|&b| b == 0)
+            .next()
+            .is_some_and(|exe| exe.ends_with(name.as_encoded_bytes()));
+        (is_solver && has(&cmdline, dir) && has(&environ, &wanted)).then_some(pid)
+    })
+}
+
+#[test]
+#[ignore = "needs OpenMPI and AWARI_MPI_SOLVE (scripts/test.sh)"]
+fn a_killed_rank_fails_the_job_by_name_and_the_rerun_resumes() {
+    let dir = scratch("mpi-killed");
+    let one = dir.join("one");
+    ok_stdout(&run(
+        "awari-solve",
+        &["--db", one.to_str().unwrap(), "--max-seeds", "18"],
+    ));
+    let db = dir.join("two-ranks");
+    let args = ["--db", db.to_str().unwrap(), "--max-seeds", "18", "--json"];
+    let job = mpirun(2, &args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mpirun starts");
+    // Once level 14 is written, rank 1 is killed in the levels above it.
+    let started = Instant::now();
+    while !db.join("awari-p6-n14.awl").exists() {
+        assert!(started.elapsed() < Duration::from_secs(120), "no level 14");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = rank_process(&db, 1).expect("rank 1 is running");
+    let killed = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    assert!(killed.unwrap().success());
+    let out = job.wait_with_output().unwrap();
+    assert!(!out.status.success(), "the job went on without rank 1");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("rank 1"), "the failure names the rank: {err}");
+    assert!(
+        !db.join("awari-p6-n18.awl").exists(),
+        "rank 1 was killed after the last level"
+    );
+    // The same command resumes from the levels written, to the same files.
+    let out = ok_stdout(&output(mpirun(2, &args)));
+    let present = out.lines().filter(|l| l.contains("\"present\"")).count();
+    assert!(present >= 15, "levels 0..=14 were kept:\n{out}");
+    assert!(files(&db) == files(&one), "the resumed files differ");
+}
