@@ -22,6 +22,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 cargo test --workspace --release
 target=${CARGO_TARGET_DIR:-target}
-cargo build --release -q -p awari-solver --features mpi --target-dir "$target/mpi"
-AWARI_MPI_SOLVE="$target/mpi/release/awari-solve" \
-  cargo test --release -p awari-tests --test mpi -- --ignored
+cargo build --release -q -p awari-solver -p awari-probe \
+  --features awari-solver/mpi,awari-probe/mpi --target-dir "$target/mpi"
+AWARI_MPI_BIN="$target/mpi/release" cargo test --release -p awari-tests --test mpi -- --ignored

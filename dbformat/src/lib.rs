@@ -40,6 +40,7 @@ pub mod memory;
 pub mod moves;
 pub mod packed;
 pub mod parents;
+pub mod ranks;
 pub mod resident;
 pub mod rules;
 pub mod score;

@@ -8,7 +8,7 @@
 //! of `docs/rules.md`. (Under `cross-wari` the child is worth 0, and so is the
 //! position: the seeds left go to no one.)
 //!
-//! Sowing direction: the sowing tables ([`Sowing`]) know which way each
+//! Sowing direction: the sowing tables (`sowing.rs`) know which way each
 //! sowing goes, so only the capture walk needs to be told (`captured_bytes`
 //! walks back counterclockwise's way, `captured_bytes_clockwise` the other).
 

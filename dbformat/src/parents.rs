@@ -19,7 +19,7 @@
 //! The runs read the pits counterclockwise, the way every rule set sows but
 //! one: `cross-wari` sows an odd count clockwise, so its odd sowings are
 //! read from the same masks turned the other way round
-//! ([`Shape::sowings_back_from`]), and its even ones as everywhere else.
+//! (`Shape::sowings_back_from`), and its even ones as everywhere else.
 //! Under `abapa` and `cross-wari` a last seed making 2 or 3 may be a grand
 //! slam that captures nothing: those few candidates are played to be sure.
 //!

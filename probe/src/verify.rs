@@ -61,7 +61,7 @@ use awari_dbformat::{Board, Index, MoveList, Rules, Score, Turn, MAX_PITS};
 use rayon::prelude::*;
 
 /// One board whose stored value is wrong or cannot be justified.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Mismatch {
     /// The level.
     pub seeds: u32,
@@ -78,7 +78,7 @@ pub struct Mismatch {
 }
 
 /// The result of checking one level.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct LevelCheck {
     /// The level.
     pub seeds: u32,

@@ -20,9 +20,9 @@ use crate::error::SolveError;
 use crate::lower::{self, LowerLevels};
 use crate::mapped;
 use crate::memory::{format_size, peak_resident};
-use crate::ranks::{OneProcess, RankFigures, Ranks};
 use crate::retro::{self, Stage, GENERATION_BYTES_PER_BOARD};
 use crate::stats;
+use awari_dbformat::ranks::{OneProcess, RankFigures, Ranks};
 use awari_dbformat::resident;
 
 /// Which levels to build.
@@ -209,7 +209,7 @@ pub fn build(
     build_on(plan, options, &OneProcess, report)
 }
 
-/// [`build`] by the ranks `ranks` together ([`crate::ranks`]): each level
+/// [`build`] by the ranks `ranks` together ([`awari_dbformat::ranks`]): each level
 /// is solved by all of them, rank 0 writes its files and is the only one to
 /// `report`; every rank keeps the levels the ones above read.
 ///

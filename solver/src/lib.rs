@@ -26,7 +26,6 @@ pub mod lists;
 pub mod lower;
 pub mod mapped;
 pub mod memory;
-pub mod ranks;
 pub mod retro;
 pub mod stats;
 

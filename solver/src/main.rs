@@ -4,10 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use awari_dbformat::file::WriteOptions;
+use awari_dbformat::ranks::Ranks;
 use awari_dbformat::{RuleSet, Rules};
 use awari_solver::build::{self, LevelReport, Options, Plan};
 use awari_solver::memory::{self, format_size};
-use awari_solver::ranks::Ranks;
 use clap::Parser;
 
 /// Build perfect-play Awari databases by retrograde analysis, level by level.
@@ -115,12 +115,12 @@ fn main() -> ExitCode {
 fn ranks() -> Result<Box<dyn Ranks>, Box<dyn std::error::Error>> {
     #[cfg(feature = "mpi")]
     {
-        let ranks = awari_solver::ranks::mpi::MpiRanks::initialize()
+        let ranks = awari_dbformat::ranks::mpi::MpiRanks::initialize()
             .ok_or("MPI could not be initialized with threads beside the one calling it")?;
         Ok(Box::new(ranks))
     }
     #[cfg(not(feature = "mpi"))]
-    Ok(Box::new(awari_solver::ranks::OneProcess))
+    Ok(Box::new(awari_dbformat::ranks::OneProcess))
 }
 
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {

@@ -3,9 +3,13 @@
 //! one process writes; a rank killed mid-build fails the job with a message
 //! naming it, and the same command then resumes to the same files.
 //!
-//! These need OpenMPI and the MPI build of `awari-solve`, which
+//! `awari-probe verify` under `mpirun` passes on the same levels, and names
+//! a board whose value was changed, as the single process does.
+//!
+//! These need OpenMPI and the MPI builds of both binaries, which
 //! `scripts/test.sh` installs and builds, then runs them with
-//! `AWARI_MPI_SOLVE=PATH cargo test --release -p awari-tests --test mpi -- --ignored`.
+//! `AWARI_MPI_BIN=DIR cargo test --release -p awari-tests --test mpi -- --ignored`
+//! (DIR: where `awari-solve` and `awari-probe` built with `mpi` are).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,27 +20,35 @@ use awari_dbformat::RuleSet;
 use awari_tests::{ok_stdout, run, scratch};
 use serde_json::Value;
 
-/// The MPI build of awari-solve.
-fn mpi_solve() -> PathBuf {
-    let path = PathBuf::from(
-        std::env::var("AWARI_MPI_SOLVE")
-            .expect("AWARI_MPI_SOLVE: the awari-solve built with --features mpi"),
-    );
+/// The MPI build of binary `name` (`awari-solve`, `awari-probe`).
+fn mpi_binary(name: &str) -> PathBuf {
+    let dir = std::env::var("AWARI_MPI_BIN")
+        .expect("AWARI_MPI_BIN: where the binaries built with the mpi feature are");
+    let path = PathBuf::from(dir).join(name);
     assert!(path.exists(), "{} is missing", path.display());
     path
 }
 
-/// `mpirun -n RANKS awari-solve ARGS`, each rank on one thread.
-fn mpirun(ranks: usize, args: &[&str]) -> Command {
+fn mpi_solve() -> PathBuf {
+    mpi_binary("awari-solve")
+}
+
+/// `mpirun -n RANKS BINARY ARGS`, allowed to run as root (as CI does).
+fn mpirun_of(ranks: usize, binary: PathBuf, args: &[&str]) -> Command {
     let mut command = Command::new("mpirun");
     command
         .args(["-n", &ranks.to_string(), "--oversubscribe"])
-        .arg(mpi_solve())
+        .arg(binary)
         .args(args)
-        .args(["--threads", "1"])
-        // (Allowed to run as root, as CI does.)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    command
+}
+
+/// `mpirun -n RANKS awari-solve ARGS`, each rank on one thread.
+fn mpirun(ranks: usize, args: &[&str]) -> Command {
+    let mut command = mpirun_of(ranks, mpi_solve(), args);
+    command.args(["--threads", "1"]);
     command
 }
 
@@ -157,4 +169,76 @@ fn a_killed_rank_fails_the_job_by_name_and_the_rerun_resumes() {
     let present = out.lines().filter(|l| l.contains("\"present\"")).count();
     assert!(present >= 15, "levels 0..=14 were kept:\n{out}");
     assert!(files(&db) == files(&one), "the resumed files differ");
+}
+
+#[test]
+#[ignore = "needs OpenMPI and AWARI_MPI_BIN (scripts/test.sh)"]
+fn verify_under_mpirun_passes_and_names_a_changed_value() {
+    let dir = scratch("mpi-verify");
+    let db = dir.join("db");
+    let d = db.to_str().unwrap();
+    ok_stdout(&run("awari-solve", &["--db", d, "--max-seeds", "16"]));
+    let verify = |ranks: usize, d: &str| {
+        output(mpirun_of(
+            ranks,
+            mpi_binary("awari-probe"),
+            &["verify", "--db", d, "--json"],
+        ))
+    };
+    let alone: Value = serde_json::from_str(&ok_stdout(&run(
+        "awari-probe",
+        &["verify", "--db", d, "--json"],
+    )))
+    .unwrap();
+    let levels = |v: &Value| -> Vec<(u64, u64, bool)> {
+        v["levels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                let n = |k: &str| l[k].as_u64().unwrap();
+                (n("seeds"), n("boards"), l["checksums"].as_bool().unwrap())
+            })
+            .collect()
+    };
+    for ranks in [2, 3] {
+        let out = verify(ranks, d);
+        let v: Value = serde_json::from_str(&ok_stdout(&out)).unwrap();
+        assert_eq!(v["ok"], true, "{ranks} ranks: {v}");
+        assert_eq!(levels(&v), levels(&alone), "{ranks} ranks: {v}");
+    }
+
+    // One value of level 14 changed (export, edit, import: the checksums hold).
+    let changed = dir.join("changed");
+    std::fs::create_dir_all(&changed).unwrap();
+    for entry in std::fs::read_dir(&db).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, changed.join(path.file_name().unwrap())).unwrap();
+    }
+    let c = changed.to_str().unwrap();
+    let raw = changed.join("scores.14");
+    let raw = raw.to_str().unwrap();
+    ok_stdout(&run(
+        "awari-probe",
+        &["export", "--db", c, "--seeds", "14", raw],
+    ));
+    let mut bytes = std::fs::read(raw).unwrap();
+    let target = 654_321usize;
+    bytes[target] = if bytes[target] == 0 { 2 } else { 0 };
+    std::fs::write(raw, &bytes).unwrap();
+    ok_stdout(&run(
+        "awari-probe",
+        &["import", "--db", c, "--seeds", "14", raw],
+    ));
+    std::fs::remove_file(raw).unwrap();
+    let out = verify(2, c);
+    assert!(!out.status.success(), "a changed value passed");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ok"], false, "{v}");
+    let named = v["mismatches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| m["seeds"] == 14 && m["index"] == target as u64);
+    assert!(named, "board {target} of level 14 not named: {v}");
 }

@@ -9,6 +9,7 @@ use std::time::Instant;
 use awari_dbformat::file::{self, LevelId, LevelReader, Stored};
 use awari_dbformat::huge::Generations;
 use awari_dbformat::memory::{self, format_size};
+use awari_dbformat::ranks::Ranks;
 use awari_dbformat::{Board, Rules};
 use awari_probe::verify::{self, LevelCheck, Levels};
 use awari_probe::ProbeError;
@@ -21,6 +22,9 @@ use super::CmdResult;
 ///
 /// Exits 0 when everything checks out, 1 when a value or checksum is wrong (the
 /// first mismatching boards are printed), 2 on other errors (a missing level).
+///
+/// Built with the `mpi` feature and run by `mpirun -n R`, the ranks share the
+/// levels to check (each reads every level it needs) and rank 0 prints.
 ///
 /// Examples:
 ///   awari-probe verify --db db                 # every level present
@@ -96,8 +100,45 @@ fn parse_levels(text: &str) -> Result<RangeInclusive<u32>, String> {
     Ok(a..=b)
 }
 
+/// The processes of this verification: the ranks of the MPI job with the
+/// `mpi` feature (one rank without `mpirun`), else this process alone.
+fn ranks() -> Result<Box<dyn Ranks>, Box<dyn std::error::Error>> {
+    #[cfg(feature = "mpi")]
+    {
+        let ranks = awari_dbformat::ranks::mpi::MpiRanks::initialize()
+            .ok_or("MPI could not be initialized with threads beside the one calling it")?;
+        Ok(Box::new(ranks))
+    }
+    #[cfg(not(feature = "mpi"))]
+    Ok(Box::new(awari_dbformat::ranks::OneProcess))
+}
+
+/// Which rank checks each of the levels `wanted` (of `pits` pits per side)
+/// among `ranks`: the largest first, each to the rank with the fewest boards
+/// so far (the same answer on every rank).
+fn checkers(wanted: &[u32], pits: u8, ranks: usize) -> std::collections::BTreeMap<u32, usize> {
+    let index = awari_dbformat::Index::for_pits(pits);
+    let mut load = vec![0u64; ranks];
+    let mut by_size = wanted.to_vec();
+    by_size.sort_by_key(|&n| std::cmp::Reverse(index.level_size(n)));
+    by_size
+        .into_iter()
+        .map(|n| {
+            let r = (0..ranks).min_by_key(|&r| load[r]).expect("a rank");
+            load[r] += index.level_size(n);
+            (n, r)
+        })
+        .collect()
+}
+
+/// One level's result as the ranks exchange it: the check, whether the
+/// checksums held, and the seconds it took.
+type Checked = (LevelCheck, bool, f64);
+
 /// Runs the verification; see [`Args`].
 pub fn run(args: Args) -> CmdResult {
+    let ranks = ranks()?;
+    let root = ranks.is_root();
     let tb = args.database.open()?;
     let rules = tb.rules();
     let present = tb.levels();
@@ -134,13 +175,21 @@ pub fn run(args: Args) -> CmdResult {
         .into());
     }
     let started = Instant::now();
+    let checker = checkers(&wanted, rules.pits(), ranks.size());
+    // What this process prints as it goes (with one rank; else rank 0 at the end).
+    let talk = !args.json && ranks.size() == 1;
     let mut levels = Levels::default();
-    let mut checks: Vec<(LevelCheck, bool, f64)> = Vec::new();
+    let mut checks: Vec<Checked> = Vec::new();
     // Read every level up to the top one: the checked ones, and those below the
     // first that captures reach (taken as correct).
     for seeds in 0..=top {
         let needed_below = seeds + 2 <= top;
         let check = wanted.contains(&seeds);
+        if !check && !needed_below {
+            continue;
+        }
+        // Another rank checks it: this one reads it only for the levels above.
+        let check = check && checker[&seeds] == ranks.rank();
         if !check && !needed_below {
             continue;
         }
@@ -193,7 +242,7 @@ pub fn run(args: Args) -> CmdResult {
         };
         if check {
             let certificate = certificate.flatten();
-            let bar = progress_bar(!args.json, seeds, values.len() as u64);
+            let bar = progress_bar(!args.json && root, seeds, values.len() as u64);
             let result = verify::check_level_with(
                 rules,
                 seeds,
@@ -205,12 +254,28 @@ pub fn run(args: Args) -> CmdResult {
             );
             bar.finish_and_clear();
             let secs = t.elapsed().as_secs_f64();
-            if !args.json {
+            if talk {
                 print_level(&result, checksums_ok, secs);
             }
             checks.push((result, checksums_ok, secs));
         }
         levels.insert(seeds, values);
+    }
+    if ranks.size() > 1 {
+        checks = gather_checks(ranks.as_ref(), &checks)?;
+        if !root {
+            let ok = checks.iter().all(|(c, sums, _)| c.ok() && *sums);
+            return Ok(if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            });
+        }
+        if !args.json {
+            for (c, sums, secs) in &checks {
+                print_level(c, *sums, *secs);
+            }
+        }
     }
     let ok = checks.iter().all(|(c, sums, _)| c.ok() && *sums);
     let start = args.start.map(|s| start_report(rules, s, &levels));
@@ -265,6 +330,19 @@ pub fn run(args: Args) -> CmdResult {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Every rank's checks, in order of levels, on every rank.
+fn gather_checks(ranks: &dyn Ranks, mine: &[Checked]) -> Result<Vec<Checked>, String> {
+    let bytes = serde_json::to_vec(mine).expect("serialisable");
+    let mut all: Vec<Checked> = Vec::new();
+    for (rank, theirs) in ranks.all_gather_bytes(&bytes).into_iter().enumerate() {
+        let checked: Vec<Checked> = serde_json::from_slice(&theirs)
+            .map_err(|e| format!("the checks of rank {rank} are garbled: {e}"))?;
+        all.extend(checked);
+    }
+    all.sort_by_key(|(c, _, _)| c.seeds);
+    Ok(all)
 }
 
 fn empty_check(seeds: u32, reader: &LevelReader) -> LevelCheck {

@@ -102,7 +102,7 @@ use indicatif::ProgressBar;
 use crate::cells::{CellLayout, Layout, Narrow, Wide};
 use crate::error::SolveError;
 use crate::lower::LowerLevels;
-use crate::ranks::{gather_figures, OneProcess, RankFigures, Ranks};
+use awari_dbformat::ranks::{gather_figures, OneProcess, RankFigures, Ranks};
 use batch::{Mailbox, Outbox};
 use mail::{Delivery, Mail};
 use stage::{Decided, Frontier};
@@ -283,7 +283,7 @@ pub fn solve_level(
     solve_level_on(rules, seeds, lower, progress, options, &OneProcess)
 }
 
-/// [`solve_level`] by the ranks `ranks` together (see [`crate::ranks`]):
+/// [`solve_level`] by the ranks `ranks` together (see [`awari_dbformat::ranks`]):
 /// each works its own partitions (at least one partition per rank), and
 /// every rank returns the whole level.
 ///

@@ -1,5 +1,5 @@
 //! The processes that solve a level together: one ([`OneProcess`]), or the
-//! ranks of an MPI job ([`mpi::MpiRanks`], with the `mpi` feature).
+//! ranks of an MPI job (`mpi::MpiRanks`, with the `mpi` feature).
 //!
 //! Each rank owns a run of a level's partitions ([`Ranks::owner`]) and works
 //! only those; everything the ranks must agree on goes through the few
@@ -120,6 +120,9 @@ pub trait Ranks {
     /// the other by rank, on every rank.
     fn all_gather(&self, numbers: &[u64]) -> Vec<u64>;
 
+    /// Everyone's `bytes` (of any length), by rank, on every rank.
+    fn all_gather_bytes(&self, bytes: &[u8]) -> Vec<Vec<u8>>;
+
     /// The traffic of this rank so far (`boards` and `updates_sent` are
     /// left to the solve).
     fn figures(&self) -> RankFigures {
@@ -175,6 +178,10 @@ impl Ranks for OneProcess {
 
     fn all_gather(&self, numbers: &[u64]) -> Vec<u64> {
         numbers.to_vec()
+    }
+
+    fn all_gather_bytes(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        vec![bytes.to_vec()]
     }
 
     fn or_bytes(&self, _bytes: &mut [u8]) {}

@@ -92,6 +92,31 @@ impl Ranks for MpiRanks {
         all
     }
 
+    fn all_gather_bytes(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        let count = |n: u64| Count::try_from(n).expect("fewer than 2^31 bytes from one rank");
+        let lengths = self.all_gather(&[bytes.len() as u64]);
+        let counts: Vec<Count> = lengths.iter().map(|&n| count(n)).collect();
+        let displacements: Vec<Count> = counts
+            .iter()
+            .scan(0, |at, &n| {
+                let here = *at;
+                *at += n;
+                Some(here)
+            })
+            .collect();
+        let mut all = vec![0u8; lengths.iter().sum::<u64>() as usize];
+        {
+            let mut into = PartitionMut::new(&mut all[..], &counts[..], &displacements[..]);
+            self.timed(|| self.world.all_gather_varcount_into(bytes, &mut into));
+        }
+        (0..self.size())
+            .map(|r| {
+                let at = displacements[r] as usize;
+                all[at..at + counts[r] as usize].to_vec()
+            })
+            .collect()
+    }
+
     fn figures(&self) -> RankFigures {
         self.traffic.get()
     }
