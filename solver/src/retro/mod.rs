@@ -4,7 +4,8 @@
 //! "counter" form of the window algorithm). For k = n, n-1, ..., 1 the sets
 //! `W_k = {v >= k}` and `L_k = {v <= -k}` only grow as k falls:
 //!
-//! - `B(p)`, the best value among p's capturing moves (or `-n` when p has no move),
+//! - `B(p)`, the best value among p's capturing moves (or `-n` when p has no move;
+//!   none under cross-wari, where such a board is worth 0 and is never decided),
 //!   comes from the lower levels and is computed once, in the initial pass.
 //! - p enters `W_k` when `B(p) >= k` or some quiet (non-capturing) child is in `L_k`.
 //! - p enters `L_k` when `B(p) <= -k` and every quiet child is already in `W_k`.
