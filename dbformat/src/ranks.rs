@@ -110,7 +110,13 @@ pub trait Ranks {
     fn size(&self) -> usize;
 
     /// The sum of `x` over all ranks, on every rank.
-    fn sum(&self, x: u64) -> u64;
+    fn sum(&self, x: u64) -> u64 {
+        self.sums(&[x])[0]
+    }
+
+    /// The sums of each of `xs` over all ranks (of the same length on every
+    /// rank), on every rank, in one collective operation.
+    fn sums(&self, xs: &[u64]) -> Vec<u64>;
 
     /// Sends `outgoing[r]` to rank `r` (its own entry stays empty) and
     /// returns what each rank sent this one, by rank.
@@ -167,8 +173,8 @@ impl Ranks for OneProcess {
         1
     }
 
-    fn sum(&self, x: u64) -> u64 {
-        x
+    fn sums(&self, xs: &[u64]) -> Vec<u64> {
+        xs.to_vec()
     }
 
     fn exchange(&self, outgoing: Vec<Vec<u64>>) -> Vec<Vec<u64>> {

@@ -77,13 +77,13 @@ impl Ranks for MpiRanks {
         self.world.size() as usize
     }
 
-    fn sum(&self, x: u64) -> u64 {
-        let mut total = 0u64;
+    fn sums(&self, xs: &[u64]) -> Vec<u64> {
+        let mut totals = vec![0u64; xs.len()];
         self.timed(|| {
             self.world
-                .all_reduce_into(&x, &mut total, SystemOperation::sum())
+                .all_reduce_into(xs, &mut totals[..], SystemOperation::sum())
         });
-        total
+        totals
     }
 
     fn all_gather(&self, numbers: &[u64]) -> Vec<u64> {

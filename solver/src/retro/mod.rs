@@ -514,13 +514,14 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
         let mut sent_updates = 0;
         let spilled_before = mails[0].spilled() + mails[1].spilled();
         let mut pending = 0; // updates in the boxes being taken
+                             // Whether some rank's partitions have a frontier (a sum over the
+                             // ranks, so that every rank sees the same answer, as for `pending`).
+        let busy_here = (0..count)
+            .filter(|&p| owned(p))
+            .any(|p| frontiers[p].has_work(&states[p]));
+        let mut busy = ranks.sum(u64::from(busy_here)) > 0;
         loop {
-            // (Every rank must see the same answer: `pending` is a sum over
-            // all ranks already.)
-            let busy = (0..count)
-                .filter(|&p| owned(p))
-                .any(|p| frontiers[p].has_work(&states[p]));
-            if pending == 0 && ranks.sum(u64::from(busy)) == 0 {
+            if pending == 0 && !busy {
                 break;
             }
             let round = generations + 1;
@@ -585,16 +586,24 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
                 // the boxes they take in the next round.
                 updates_to_ranks += exchange_mail(ranks, filled, count)?;
             }
-            if ranks.sum(u64::from(visited)) > 0 {
+            // What the ranks did this round, in one sum (one collective
+            // operation a generation besides the exchange).
+            let busy_here = (0..count)
+                .filter(|&p| owned(p))
+                .any(|p| frontiers[p].has_work(&states[p]));
+            let totals = ranks.sums(&[u64::from(visited), sent, u64::from(busy_here)]);
+            let (visited, sent, busy_now) = (totals[0], totals[1], totals[2]);
+            if visited > 0 {
                 generations = round;
             }
-            let sent = ranks.sum(sent);
             sent_updates += sent;
             pending = sent;
+            busy = busy_now > 0;
         }
+        let totals = ranks.sums(&[decided.wins, decided.losses]);
         let decided = Decided {
-            wins: ranks.sum(decided.wins),
-            losses: ranks.sum(decided.losses),
+            wins: totals[0],
+            losses: totals[1],
         };
         if decided.total() > 0 {
             stages.push(Stage {
