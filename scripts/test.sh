@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The tests, with what they need, installed when missing: Debian's headless
+# The tests: first that no file points outside the repository; then, with
+# what they need installed when missing: Debian's headless
 # Chromium and its WebDriver for the browser test (tests/tests/browser.rs),
 # and OpenMPI (with libclang, for the bindings) for the MPI tests
 # (tests/tests/mpi.rs). Then every test of the workspace, and the MPI tests
@@ -7,6 +8,11 @@
 # its own (so that the default binaries stay as they are).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The repository stands alone: no file may point at a folder beside it.
+if grep -rnIE '\.\./(\.\./)?shared' --exclude-dir=.git --exclude-dir=target --exclude=test.sh .; then
+  echo "error: the files above refer to a folder outside the repository" >&2
+  exit 1
+fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 missing=()
