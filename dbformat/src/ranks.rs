@@ -160,6 +160,25 @@ pub trait Ranks {
     }
 }
 
+/// The processes of this run: the ranks of the MPI job with the `mpi`
+/// feature (one rank when started without `mpirun`), else this process
+/// alone ([`OneProcess`]).
+///
+/// # Errors
+/// With the `mpi` feature, when MPI cannot be initialized with threads
+/// beside the one calling it.
+pub fn start() -> Result<Box<dyn Ranks>, String> {
+    #[cfg(feature = "mpi")]
+    {
+        let ranks = mpi::MpiRanks::initialize().ok_or_else(|| {
+            "MPI could not be initialized with threads beside the one calling it".to_string()
+        })?;
+        Ok(Box::new(ranks))
+    }
+    #[cfg(not(feature = "mpi"))]
+    Ok(Box::new(OneProcess))
+}
+
 /// A solve by this process alone: every operation is the identity.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct OneProcess;

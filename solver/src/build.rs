@@ -278,39 +278,38 @@ pub fn build_on(
                 let scores =
                     lower::scores_in_file(&scores_path(seeds), boards, Some(&path), decode)?;
                 values = Some(Arc::new(scores));
-            } else if needed_later || !stats_file.exists() {
+            } else if needed_later || (root && !stats_file.exists()) {
                 let mut decoded = reader.decode_all()?;
                 decode(&mut decoded)?;
                 values = Some(Arc::new(decoded));
             }
-            let level_report = match read_report(&stats_file) {
-                Some(r) => r,
-                // (Only rank 0 writes; the others need no report.)
-                None if !root => make_report_shell(rules, seeds, 0, Vec::new()),
-                None => {
-                    // The level was renamed into place but its statistics are missing.
-                    let v = values.as_ref().expect("decoded above");
-                    let r = make_report(
-                        rules,
-                        seeds,
-                        v,
-                        &lower,
-                        0.0,
-                        reader.file_bytes(),
-                        Vec::new(),
-                    );
-                    write_report(&stats_file, &r)?;
-                    r
-                }
-            };
-            if needed_later {
-                lower.insert(seeds, values.expect("decoded above"));
-            }
+            // (Only rank 0 writes and reports.)
             if root {
+                let level_report = match read_report(&stats_file) {
+                    Some(r) => r,
+                    None => {
+                        // The level was renamed into place but its statistics are missing.
+                        let v = values.as_ref().expect("decoded above");
+                        let r = make_report(
+                            rules,
+                            seeds,
+                            v,
+                            &lower,
+                            0.0,
+                            reader.file_bytes(),
+                            Vec::new(),
+                        );
+                        write_report(&stats_file, &r)?;
+                        r
+                    }
+                };
                 report(&LevelReport {
                     status: "present".into(),
                     ..level_report
                 });
+            }
+            if needed_later {
+                lower.insert(seeds, values.expect("decoded above"));
             }
             continue;
         }

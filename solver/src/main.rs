@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use awari_dbformat::file::WriteOptions;
-use awari_dbformat::ranks::Ranks;
 use awari_dbformat::{RuleSet, Rules};
 use awari_solver::build::{self, LevelReport, Options, Plan};
 use awari_solver::memory::{self, format_size};
@@ -109,23 +108,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// The processes of this solve: the ranks of the MPI job when built with
-/// the `mpi` feature (one rank when started without `mpirun`), else this
-/// process alone.
-fn ranks() -> Result<Box<dyn Ranks>, Box<dyn std::error::Error>> {
-    #[cfg(feature = "mpi")]
-    {
-        let ranks = awari_dbformat::ranks::mpi::MpiRanks::initialize()
-            .ok_or("MPI could not be initialized with threads beside the one calling it")?;
-        Ok(Box::new(ranks))
-    }
-    #[cfg(not(feature = "mpi"))]
-    Ok(Box::new(awari_dbformat::ranks::OneProcess))
-}
-
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let rules = Rules::new(cli.rules, cli.pits)?;
-    let ranks = ranks()?;
+    let ranks = awari_dbformat::ranks::start()?;
     // Rank 0 alone shows progress and prints.
     let root = ranks.is_root();
     if let Some(threads) = cli.threads {

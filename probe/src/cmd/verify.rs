@@ -100,19 +100,6 @@ fn parse_levels(text: &str) -> Result<RangeInclusive<u32>, String> {
     Ok(a..=b)
 }
 
-/// The processes of this verification: the ranks of the MPI job with the
-/// `mpi` feature (one rank without `mpirun`), else this process alone.
-fn ranks() -> Result<Box<dyn Ranks>, Box<dyn std::error::Error>> {
-    #[cfg(feature = "mpi")]
-    {
-        let ranks = awari_dbformat::ranks::mpi::MpiRanks::initialize()
-            .ok_or("MPI could not be initialized with threads beside the one calling it")?;
-        Ok(Box::new(ranks))
-    }
-    #[cfg(not(feature = "mpi"))]
-    Ok(Box::new(awari_dbformat::ranks::OneProcess))
-}
-
 /// Which rank checks each of the levels `wanted` (of `pits` pits per side)
 /// among `ranks`: the largest first, each to the rank with the fewest boards
 /// so far (the same answer on every rank).
@@ -137,7 +124,7 @@ type Checked = (LevelCheck, bool, f64);
 
 /// Runs the verification; see [`Args`].
 pub fn run(args: Args) -> CmdResult {
-    let ranks = ranks()?;
+    let ranks = awari_dbformat::ranks::start()?;
     let root = ranks.is_root();
     let tb = args.database.open()?;
     let rules = tb.rules();
@@ -184,12 +171,8 @@ pub fn run(args: Args) -> CmdResult {
     // first that captures reach (taken as correct).
     for seeds in 0..=top {
         let needed_below = seeds + 2 <= top;
-        let check = wanted.contains(&seeds);
-        if !check && !needed_below {
-            continue;
-        }
-        // Another rank checks it: this one reads it only for the levels above.
-        let check = check && checker[&seeds] == ranks.rank();
+        // A level another rank checks is read here only for the levels above.
+        let check = wanted.contains(&seeds) && checker[&seeds] == ranks.rank();
         if !check && !needed_below {
             continue;
         }
