@@ -509,11 +509,11 @@ impl Rules {
         // in the opponent's row. Such candidates are parents as they stand (un-sowing
         // then sowing gives the same board back). Any other candidate is replayed.
         let feeds = !board.mover_row_empty();
-        // Sowings in order of seeds sown. Sowing two seeds more, the same
-        // way round, drops at least as many into every pit, so once some pit
-        // is short, every longer sowing of that parity is too (under
-        // `cross-wari` the two parities go opposite ways; elsewhere, once an
-        // odd and an even sowing are short, all are).
+        // Sowings in order of seeds sown. Sowing more seeds the same way
+        // round drops at least as many into every pit, so once some pit is
+        // short, every longer sowing that way is too: every longer one when
+        // all go one way, those of the same parity under `cross-wari`.
+        let both_ways = self.set().sows_odd_clockwise();
         for pit in 0..p {
             if pit_of(after, pit) != 0 {
                 continue; // the pit a move starts from is always empty afterwards
@@ -527,6 +527,9 @@ impl Rules {
                     continue;
                 }
                 let Some(parent) = sowing.unsow(after, pit, sown) else {
+                    if !both_ways {
+                        break;
+                    }
                     short[sown % 2] = true;
                     continue;
                 };
