@@ -11,13 +11,12 @@
 //! `AWARI_MPI_BIN=DIR cargo test --release -p awari-tests --test mpi -- --ignored`
 //! (DIR: where `awari-solve` and `awari-probe` built with `mpi` are).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use awari_dbformat::RuleSet;
-use awari_tests::{ok_stdout, run, scratch};
+use awari_tests::{database_files, ok_stdout, run, scratch};
 use serde_json::Value;
 
 /// The MPI build of binary `name` (`awari-solve`, `awari-probe`).
@@ -56,19 +55,6 @@ fn output(mut command: Command) -> Output {
     command.output().expect("mpirun runs")
 }
 
-/// The level and certificate files of a directory, by name.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "awl" || x == "cert"))
-        .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(&p).unwrap())
-        })
-        .collect()
-}
-
 #[test]
 #[ignore = "needs OpenMPI and AWARI_MPI_SOLVE (scripts/test.sh)"]
 fn one_to_four_ranks_write_the_files_of_one_process() {
@@ -79,7 +65,7 @@ fn one_to_four_ranks_write_the_files_of_one_process() {
         let mut args = vec!["--db", one.to_str().unwrap()];
         args.extend(common);
         ok_stdout(&run("awari-solve", &args));
-        let expected = files(&one);
+        let expected = database_files(&one);
         assert_eq!(expected.len(), 30, "{set}: 15 levels and certificates");
         for ranks in 1..=4 {
             let db = dir.join(format!("ranks-{ranks}"));
@@ -87,7 +73,10 @@ fn one_to_four_ranks_write_the_files_of_one_process() {
             args.extend(common);
             let out = output(mpirun(ranks, &args));
             let stdout = ok_stdout(&out);
-            assert!(files(&db) == expected, "{set}, {ranks} ranks: files differ");
+            assert!(
+                database_files(&db) == expected,
+                "{set}, {ranks} ranks: files differ"
+            );
             // One JSON line per level, from rank 0 only.
             let lines: Vec<Value> = stdout
                 .lines()
@@ -168,7 +157,10 @@ fn a_killed_rank_fails_the_job_by_name_and_the_rerun_resumes() {
     let out = ok_stdout(&output(mpirun(2, &args)));
     let present = out.lines().filter(|l| l.contains("\"present\"")).count();
     assert!(present >= 15, "levels 0..=14 were kept:\n{out}");
-    assert!(files(&db) == files(&one), "the resumed files differ");
+    assert!(
+        database_files(&db) == database_files(&one),
+        "the resumed files differ"
+    );
 }
 
 #[test]

@@ -2,13 +2,12 @@
 //! the same files as levels solved in memory, and a build killed in the middle
 //! of a level resumes from its last checkpoint to the same files.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use awari_tests::{binary, ok_stdout, run, scratch};
+use awari_tests::{binary, database_files, ok_stdout, run, scratch};
 use serde_json::Value;
 
 /// Levels 0..=18 of the 6-pit game solved in memory, with certificates: the
@@ -24,19 +23,6 @@ fn reference() -> &'static PathBuf {
         ));
         dir
     })
-}
-
-/// The level files and certificates of a directory, by name.
-fn database_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "awl" || x == "cert"))
-        .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(&p).unwrap())
-        })
-        .collect()
 }
 
 fn assert_same_as_reference(dir: &Path, count: usize) {

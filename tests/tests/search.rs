@@ -2,6 +2,7 @@
 //! proven bound, a proven result) holds against the full database, for
 //! random positions of levels the search does not have.
 
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
 use awari_dbformat::{Board, Index, Rules};
@@ -91,7 +92,7 @@ struct Claims {
 fn check_claims(
     truth: &Tablebase,
     tb: &Tablebase,
-    levels: std::ops::RangeInclusive<u32>,
+    levels: RangeInclusive<u32>,
     per_level: usize,
     limits: impl Fn(usize) -> Limits,
 ) -> Vec<Claims> {
@@ -167,14 +168,13 @@ fn every_claim_of_the_search_holds() {
     assert!(exact > 0 && outcomes > 0, "{claims:?}");
 }
 
-/// The same for another board size and a rule set whose grand slams keep
-/// the turn (a child seen from the same player).
-#[test]
-fn every_claim_holds_under_grand_slam_replay_on_4_pits() {
-    let rules = Rules::new(awari_dbformat::RuleSet::GrandSlamReplay, 4).unwrap();
-    let (full, low) = databases_of("search-claims-gsr4", rules, 14, 9);
+/// Checks the claims of fixed-depth searches (depths 6..=12, one or two
+/// threads) on levels `checked` of `rules`, 30 boards each, with levels
+/// 0..=`low` at the leaves, and asserts that some were exact.
+fn claims_hold_at_fixed_depths(name: &str, rules: Rules, low: u32, checked: RangeInclusive<u32>) {
+    let (full, low) = databases_of(name, rules, *checked.end(), low);
     let (truth, tb) = (open_of(&full, rules), open_of(&low, rules));
-    let claims = check_claims(&truth, &tb, 10..=14, 30, |k| Limits {
+    let claims = check_claims(&truth, &tb, checked, 30, |k| Limits {
         time: None,
         depth: Some(6 + k as u32 % 7),
         hash_bytes: 1 << 20,
@@ -185,22 +185,20 @@ fn every_claim_holds_under_grand_slam_replay_on_4_pits() {
     assert!(exact > 0, "{claims:?}");
 }
 
+/// The same for another board size and a rule set whose grand slams keep
+/// the turn (a child seen from the same player).
+#[test]
+fn every_claim_holds_under_grand_slam_replay_on_4_pits() {
+    let rules = Rules::new(awari_dbformat::RuleSet::GrandSlamReplay, 4).unwrap();
+    claims_hold_at_fixed_depths("search-claims-gsr4", rules, 9, 10..=14);
+}
+
 /// The same under cross-wari, where a game's end is worth 0 and odd sowings
 /// go clockwise: the 6-pit game, levels 11..=13 over levels 0..=9.
 #[test]
 fn every_claim_holds_under_cross_wari() {
     let rules = Rules::new(awari_dbformat::RuleSet::CrossWari, 6).unwrap();
-    let (full, low) = databases_of("search-claims-cross", rules, 13, 9);
-    let (truth, tb) = (open_of(&full, rules), open_of(&low, rules));
-    let claims = check_claims(&truth, &tb, 11..=13, 30, |k| Limits {
-        time: None,
-        depth: Some(6 + k as u32 % 7),
-        hash_bytes: 1 << 20,
-        threads: 1 + k % 2,
-        ..Limits::default()
-    });
-    let exact: usize = claims.iter().map(|c| c.bounds[Bound::Exact as usize]).sum();
-    assert!(exact > 0, "{claims:?}");
+    claims_hold_at_fixed_depths("search-claims-cross", rules, 9, 11..=13);
 }
 
 /// The same on levels 20..=22 with levels 0..=18 at the leaves, one second
