@@ -10,9 +10,11 @@
 # A MODE is a set of awari-solve options with commas for spaces, e.g.
 # "--partitions,16" or "--on-disk,--partitions,3" or "--memory,300M"; the
 # default modes are memory, 3/16/64 partitions in memory, 3 and 16 on disk.
-# BIN names the awari-solve binary (default: target/release/awari-solve,
-# built first); KEEP=DIR keeps the databases under DIR (else a temporary
-# directory, removed at the end).
+# A MODE "mpirun:R" builds under `mpirun -n R` with the MPI build MPI_BIN,
+# each rank on one thread (scripts/ranks-md5.sh). BIN names the awari-solve
+# binary (default: target/release/awari-solve, built first); KEEP=DIR keeps
+# the databases (DIR/modeI) and JSON lines (DIR/modeI.json) under DIR (else
+# a temporary directory, removed at the end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 max=${1:-22}
@@ -38,8 +40,17 @@ for i in "${!modes[@]}"; do
   mode=${modes[$i]}
   dir="$root/mode$i"
   mkdir -p "$dir"
-  # shellcheck disable=SC2046
-  "$BIN" --db "$dir" --max-seeds "$max" --json $(echo "$mode" | tr ',' ' ') >"$dir.json"
+  case "$mode" in
+    mpirun:*)
+      OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        mpirun -n "${mode#mpirun:}" --oversubscribe "$MPI_BIN" --db "$dir" --max-seeds "$max" \
+        --threads 1 --json >"$dir.json"
+      ;;
+    *)
+      # shellcheck disable=SC2046
+      "$BIN" --db "$dir" --max-seeds "$max" --json $(echo "$mode" | tr ',' ' ') >"$dir.json"
+      ;;
+  esac
   python3 - "$dir.json" "${mode:-memory}" <<'PY'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
