@@ -27,7 +27,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
 fi
 cargo test --workspace --release
-target=${CARGO_TARGET_DIR:-target}
+# An absolute path: the tests run in their own crate's folder.
+target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 cargo build --release -q -p awari-solver -p awari-probe \
   --features awari-solver/mpi,awari-probe/mpi --target-dir "$target/mpi"
 AWARI_MPI_BIN="$target/mpi/release" cargo test --release -p awari-tests --test mpi -- --ignored

@@ -23,7 +23,10 @@ use serde_json::Value;
 fn mpi_binary(name: &str) -> PathBuf {
     let dir = std::env::var("AWARI_MPI_BIN")
         .expect("AWARI_MPI_BIN: where the binaries built with the mpi feature are");
-    let path = PathBuf::from(dir).join(name);
+    // Cargo runs the tests in this crate's folder; a relative AWARI_MPI_BIN
+    // is read from the workspace root, where the command was typed.
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let path = workspace.join(dir).join(name);
     assert!(path.exists(), "{} is missing", path.display());
     path
 }
