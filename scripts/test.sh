@@ -24,7 +24,7 @@ command -v mpirun > /dev/null || missing+=(openmpi-bin)
 ls /usr/lib/llvm-*/lib/libclang.so* > /dev/null 2>&1 || missing+=(libclang-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -q
-  $sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
 fi
 cargo test --workspace --release
 # An absolute path: the tests run in their own crate's folder.
