@@ -36,6 +36,7 @@ pub mod file;
 pub mod finder;
 pub mod huge;
 pub mod index;
+pub mod mapped;
 pub mod memory;
 pub mod moves;
 pub mod packed;

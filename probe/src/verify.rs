@@ -269,24 +269,39 @@ pub fn check_level(
     limit: usize,
     tick: &(dyn Fn(u64) + Sync),
 ) -> LevelCheck {
-    check_level_with(rules, seeds, values, lower, None, limit, tick)
+    check_level_with(rules, seeds, values, lower, Aids::default(), limit, tick)
 }
 
-/// Like [`check_level`], with the level's certificate when there is one: the
-/// generation in which the solver decided each board (see the module docs,
-/// "Certificates"). The result is the same with or without it; a certificate
-/// that proves every value only saves the proof search, and one that does not
-/// (wrong, forged, or of a level with errors) is set aside.
+/// What a level's check may be given besides its values, none of which
+/// changes its result.
+#[derive(Default)]
+pub struct Aids<'a> {
+    /// The level's certificate: the generation in which the solver decided
+    /// each board (see the module docs, "Certificates"). One that proves
+    /// every value saves the proof search; one that does not (wrong, forged,
+    /// or of a level with errors) is set aside.
+    pub certificate: Option<&'a [u16]>,
+    /// Where the proof search keeps its byte per board: an array of exactly
+    /// one byte per board of the level, such as a file the caller mapped
+    /// ([`awari_dbformat::mapped`]) to keep it out of memory. A new array in
+    /// memory when `None`.
+    pub progress: Option<HugeArray>,
+}
+
+/// Like [`check_level`], with what `aids` gives.
+///
+/// # Panics
+/// As [`check_level`]; also when `aids.progress` is not one byte per board.
 pub fn check_level_with(
     rules: Rules,
     seeds: u32,
     values: &[i8],
     lower: &Levels,
-    certificate: Option<&[u16]>,
+    aids: Aids,
     limit: usize,
     tick: &(dyn Fn(u64) + Sync),
 ) -> LevelCheck {
-    let certificate = certificate.filter(|c| c.len() == values.len());
+    let certificate = aids.certificate.filter(|c| c.len() == values.len());
     let index = Index::for_pits(rules.pits());
 
     // 1. The recurrence and the range of every value, and with a certificate,
@@ -315,7 +330,10 @@ pub fn check_level_with(
 
     // Per board: a counter of proofs still needed, or PROVEN / DONE (in huge
     // pages: the proof search reads and updates it at random).
-    let mut progress = HugeArray::zeroed(values.len());
+    let mut progress = aids
+        .progress
+        .unwrap_or_else(|| HugeArray::zeroed(values.len()));
+    assert_eq!(progress.len(), values.len(), "one progress byte per board");
     progress.par_chunks_mut(CHUNK).for_each(|c| c.fill(DONE));
     let progress = progress.as_atomic_u8();
     let first = first_pass(rules, seeds, values, lower, None, Some(progress), shown);

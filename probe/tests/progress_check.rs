@@ -3,7 +3,7 @@
 //! be counted as unproven; the true values pass both halves.
 
 use awari_dbformat::{Index, Rules};
-use awari_probe::verify::{check_level, check_level_with, Levels};
+use awari_probe::verify::{check_level, check_level_with, Aids, Levels};
 
 #[test]
 fn a_draw_turned_into_a_win_is_unproven() {
@@ -62,7 +62,15 @@ fn certificates_prove_true_levels_and_change_no_result() {
     let values = solved.values.to_vec();
     let certificate = solved.generations.expect("recorded").to_vec();
 
-    let with = check_level_with(rules, n, &values, &levels, Some(&certificate), 10, &|_| {});
+    let with = check_level_with(
+        rules,
+        n,
+        &values,
+        &levels,
+        with_certificate(&certificate),
+        10,
+        &|_| {},
+    );
     assert!(with.ok() && with.certified, "{with:?}");
 
     // Forged certificates: all equal (no board proves another), and scrambled.
@@ -76,16 +84,40 @@ fn certificates_prove_true_levels_and_change_no_result() {
     for level in [&values, &wrong] {
         let plain = check_level(rules, n, level, &levels, 10, &|_| {});
         for cert in [&certificate, &flat, &scrambled] {
-            let check = check_level_with(rules, n, level, &levels, Some(cert), 10, &|_| {});
+            let check = check_level_with(
+                rules,
+                n,
+                level,
+                &levels,
+                with_certificate(cert),
+                10,
+                &|_| {},
+            );
             assert_eq!(check.ok(), plain.ok());
             assert_eq!(check.recurrence_errors, plain.recurrence_errors);
             assert_eq!(check.unproven, plain.unproven);
             assert_eq!(check.mismatches, plain.mismatches);
         }
     }
-    let flat_check = check_level_with(rules, n, &values, &levels, Some(&flat), 10, &|_| {});
+    let flat_check = check_level_with(
+        rules,
+        n,
+        &values,
+        &levels,
+        with_certificate(&flat),
+        10,
+        &|_| {},
+    );
     assert!(flat_check.ok() && !flat_check.certified);
-    let wrong_check = check_level_with(rules, n, &wrong, &levels, Some(&certificate), 10, &|_| {});
+    let wrong_check = check_level_with(
+        rules,
+        n,
+        &wrong,
+        &levels,
+        with_certificate(&certificate),
+        10,
+        &|_| {},
+    );
     assert!(!wrong_check.certified && wrong_check.unproven >= 1);
 }
 
@@ -103,4 +135,12 @@ fn drawn_board_with_drawn_children(rules: Rules, n: u32, values: &[i8]) -> u64 {
                     .all(|m| m.is_quiet() && values[index.rank(&m.child).unwrap() as usize] == 0)
         })
         .expect("such a board in the level")
+}
+
+/// The aids of a check: the certificate alone.
+fn with_certificate(certificate: &[u16]) -> Aids<'_> {
+    Aids {
+        certificate: Some(certificate),
+        ..Aids::default()
+    }
 }

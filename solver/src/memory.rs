@@ -1,6 +1,8 @@
 //! The memory budget: sizes written by people, and what the machine has.
 
-pub use awari_dbformat::memory::{available, default_budget, format_size};
+pub use awari_dbformat::memory::{
+    available, default_budget, format_size, free_disk, peak_resident,
+};
 
 use crate::error::SolveError;
 
@@ -65,14 +67,6 @@ pub fn free_large_blocks_at_once() {
     }
 }
 
-/// The peak resident memory of this process so far (`VmHWM`), if known.
-pub fn peak_resident() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
 /// The bytes this process has read from and written to storage so far
 /// (`read_bytes` and `write_bytes` of `/proc/self/io`: what went to the
 /// disks, not what the page cache answered), if known.
@@ -83,30 +77,6 @@ pub fn disk_io() -> Option<(u64, u64)> {
         line.split_whitespace().nth(1)?.parse().ok()
     };
     Some((field("read_bytes:")?, field("write_bytes:")?))
-}
-
-/// The bytes free for an unprivileged user on the file system of `path`, or
-/// of its nearest existing ancestor (`statvfs`), if known.
-pub fn free_disk(path: &std::path::Path) -> Option<u64> {
-    let path = path.ancestors().find(|p| p.exists())?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
-        // SAFETY: `c` is a valid C string and `stat` a plain struct that
-        // statvfs fills in.
-        let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
-        if unsafe { libc::statvfs(c.as_ptr(), &mut stat) } != 0 {
-            return None;
-        }
-        #[allow(clippy::unnecessary_cast)] // (the fields' types vary by system)
-        Some(stat.f_bavail as u64 * stat.f_frsize as u64)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = path;
-        None
-    }
 }
 
 /// Checks that `dir` (or the nearest existing directory above it) has at
@@ -120,7 +90,7 @@ pub fn check_free_disk(
     what: &'static str,
     needed: u64,
 ) -> Result<(), crate::error::SolveError> {
-    match crate::memory::free_disk(dir) {
+    match free_disk(dir) {
         Some(free) if free < needed => Err(crate::error::SolveError::Disk {
             seeds,
             dir: dir.to_path_buf(),

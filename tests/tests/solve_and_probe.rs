@@ -237,13 +237,58 @@ fn verify_refuses_up_front_a_budget_too_small() {
     assert!(out.stdout.is_empty(), "no level checked before the refusal");
 }
 
+/// What two verifications must agree on: everything but the time taken and
+/// where the levels were kept.
+fn verdict(mut report: Value) -> Value {
+    let fields = report.as_object_mut().unwrap();
+    fields.remove("seconds");
+    fields.remove("levels_in_files");
+    for level in fields["levels"].as_array_mut().unwrap() {
+        level.as_object_mut().unwrap().remove("seconds");
+        // (A certificate is not read when the levels are in files.)
+        level.as_object_mut().unwrap().remove("certified");
+    }
+    report
+}
+
+/// `awari-probe verify ARGS --json` twice, in memory and with the levels in
+/// files of a work directory: the same verdict, the work directory gone
+/// after; returns the exit code and the report.
+fn verify_both_ways(args: &[&str]) -> (Option<i32>, Value) {
+    let json =
+        |out: &std::process::Output| -> Value { serde_json::from_slice(&out.stdout).unwrap() };
+    let mut in_memory = vec!["verify", "--json"];
+    in_memory.extend(args);
+    let memory = run("awari-probe", &in_memory);
+    let work = scratch("verify-work").join("files");
+    let mut in_files = in_memory.clone();
+    in_files.extend([
+        "--on-disk",
+        "--memory",
+        "200M",
+        "--work-dir",
+        work.to_str().unwrap(),
+    ]);
+    let files = run("awari-probe", &in_files);
+    assert_eq!(
+        memory.status.code(),
+        files.status.code(),
+        "{}",
+        String::from_utf8_lossy(&files.stderr)
+    );
+    let code = memory.status.code();
+    let (memory, files) = (json(&memory), json(&files));
+    assert_eq!(memory["levels_in_files"], false);
+    assert_eq!(files["levels_in_files"], true);
+    assert_eq!(verdict(memory.clone()), verdict(files));
+    assert!(!work.exists(), "the work directory is removed");
+    (code, memory)
+}
+
 #[test]
 fn verify_passes_then_finds_a_corrupted_value() {
-    let out = ok_stdout(&run(
-        "awari-probe",
-        &["verify", "--db", db(), "--levels", "0..14", "--json"],
-    ));
-    let v: Value = serde_json::from_str(&out).unwrap();
+    let (code, v) = verify_both_ways(&["--db", db(), "--levels", "0..14"]);
+    assert_eq!(code, Some(0));
     assert_eq!(v["ok"], true);
     assert_eq!(v["mismatches"], serde_json::json!([]));
 
@@ -268,12 +313,9 @@ fn verify_passes_then_finds_a_corrupted_value() {
         &["import", "--db", d, "--seeds", "12", raw.to_str().unwrap()],
     ));
 
-    let out = run(
-        "awari-probe",
-        &["verify", "--db", d, "--levels", "12", "--json"],
-    );
-    assert_eq!(out.status.code(), Some(1));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // In memory and with the levels in files: the same report.
+    let (code, v) = verify_both_ways(&["--db", d, "--levels", "12"]);
+    assert_eq!(code, Some(1));
     assert_eq!(v["ok"], false);
     let bad: Vec<(u64, u64)> = v["mismatches"]
         .as_array()

@@ -2,14 +2,17 @@
 //! a game from its start position.
 
 use std::ops::RangeInclusive;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
 use awari_dbformat::file::{self, LevelId, LevelReader, Stored};
-use awari_dbformat::huge::Generations;
+use awari_dbformat::huge::{Generations, HugeArray, Values};
+use awari_dbformat::mapped;
 use awari_dbformat::memory::{self, format_size};
 use awari_dbformat::ranks::Ranks;
+use awari_dbformat::resident;
 use awari_dbformat::{Board, Rules};
 use awari_probe::verify::{self, LevelCheck, Levels};
 use awari_probe::ProbeError;
@@ -50,14 +53,185 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// The memory the verification may use, e.g. 8G [default: 85% of the
-    /// memory available]. Verification holds the levels it reads in memory;
-    /// when they do not fit, it stops before any work and says what it needs.
+    /// memory available]. The levels it reads are held in memory when they
+    /// fit; else they are decoded into files of the work directory and
+    /// mapped, and the resident set is held within the budget.
     #[arg(long, value_parser = super::parse_bytes)]
     memory: Option<u64>,
+    /// Keep the levels read in files of the work directory, whatever the
+    /// budget.
+    #[arg(long)]
+    on_disk: bool,
+    /// Where the levels read are kept when they are in files [default:
+    /// `work/verify` in the database directory]; removed at the end.
+    #[arg(long)]
+    work_dir: Option<PathBuf>,
 }
 
 /// Memory for the rest of the process besides the levels.
 const BASE_BYTES: u64 = 64 << 20;
+
+/// Room for the pages of the mapped files between two times the resident
+/// watch gives them back, when the levels are in files.
+const FILE_PAGES_BYTES: u64 = 32 << 20;
+
+/// Where the levels a verification reads are kept, planned before any work.
+enum Placement {
+    /// Decoded in memory.
+    Memory,
+    /// Decoded into files of scores (one byte per board) in a work
+    /// directory, mapped shared; a [`resident::Watch`] gives their pages
+    /// back whenever the resident set goes over the ceiling, and the page
+    /// cache keeps what the machine can spare. The proof search's progress
+    /// is a file there too, and certificates are not read (the search does
+    /// without them). The directory is removed at the end.
+    Files {
+        /// The work directory.
+        dir: PathBuf,
+        /// The directories made for it, the deepest first: removed at the
+        /// end when empty.
+        made: Vec<PathBuf>,
+    },
+}
+
+impl Drop for Placement {
+    fn drop(&mut self) {
+        if let Placement::Files { dir, made } = self {
+            let _ = std::fs::remove_dir_all(dir);
+            for made in made {
+                let _ = std::fs::remove_dir(made);
+            }
+        }
+    }
+}
+
+impl Placement {
+    /// Decodes level `seeds` from `reader` into memory or into its file.
+    fn decode(&self, reader: &LevelReader, seeds: u32) -> Result<Values, awari_dbformat::Error> {
+        match self {
+            Placement::Memory => reader.decode_all(),
+            Placement::Files { dir, .. } => {
+                let path = dir.join(format!("level-{seeds}.scores"));
+                let array = mapped::create(&path, reader.boards() as usize)?;
+                // Read at random, by capture and by parent: see
+                // `HugeArray::advise_random` for why before the first access.
+                array.advise_random();
+                let mut values = Values::from_array(array);
+                reader.decode_into(&mut values)?;
+                Ok(values)
+            }
+        }
+    }
+
+    /// The proof search's progress array for level `seeds` of `boards`
+    /// boards: `None` in memory (the search makes its own).
+    fn progress(
+        &self,
+        seeds: u32,
+        boards: u64,
+    ) -> Result<Option<HugeArray>, awari_dbformat::Error> {
+        match self {
+            Placement::Memory => Ok(None),
+            Placement::Files { dir, .. } => {
+                let path = dir.join(format!("progress-{seeds}"));
+                let array = mapped::create(&path, boards as usize)?;
+                array.advise_random();
+                Ok(Some(array))
+            }
+        }
+    }
+}
+
+/// Plans where the levels go within `budget`: in memory when what
+/// [`memory_needed`] counts fits (and `on_disk` is not asked), else in
+/// files of `work_dir`, when its file system has room for them and the
+/// budget for the largest level file (mapped while it is decoded) beside
+/// the rest of the process.
+///
+/// # Errors
+/// What is needed and what there is, when neither fits.
+fn plan(
+    tb: &awari_probe::Tablebase,
+    wanted: &[u32],
+    top: u32,
+    budget: u64,
+    on_disk: bool,
+    work_dir: PathBuf,
+) -> Result<Placement, String> {
+    let in_memory = memory_needed(tb, wanted, top);
+    if !on_disk && in_memory <= budget {
+        return Ok(Placement::Memory);
+    }
+    let index = awari_dbformat::Index::for_pits(tb.rules().pits());
+    let read = levels_read(wanted, top);
+    let largest_file = read
+        .iter()
+        .map(|&n| level_file_bytes(tb, n))
+        .max()
+        .unwrap_or(0);
+    let in_files = BASE_BYTES + FILE_PAGES_BYTES + largest_file;
+    // The watch holds the resident set under 15/16 of the budget.
+    if in_files > budget - budget / 16 {
+        return Err(format!(
+            "verifying up to level {top} needs about {} of memory in memory, or {} with the \
+             levels in files (the largest level file, mapped while it is decoded, and room \
+             for the rest); the budget is {} (--memory)",
+            format_size(in_memory),
+            format_size(in_files + in_files / 15),
+            format_size(budget)
+        ));
+    }
+    let disk: u64 = read.iter().map(|&n| index.level_size(n)).sum::<u64>()
+        + wanted
+            .iter()
+            .map(|&n| index.level_size(n))
+            .max()
+            .unwrap_or(0);
+    if let Some(free) = memory::free_disk(&work_dir) {
+        if free < disk {
+            return Err(format!(
+                "verifying up to level {top} in a budget of {} keeps the levels it reads in \
+                 files (one byte per board) and needs about {} free in {}, but {} are free; \
+                 free some space, choose another --work-dir, or give more --memory (in \
+                 memory it needs about {})",
+                format_size(budget),
+                format_size(disk),
+                work_dir.display(),
+                format_size(free),
+                format_size(in_memory)
+            ));
+        }
+    }
+    let made = work_dir
+        .ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+        .map(PathBuf::from)
+        .collect();
+    std::fs::create_dir_all(&work_dir).map_err(|e| {
+        format!(
+            "{}: {e} (the work directory for the levels in files; choose another with --work-dir)",
+            work_dir.display()
+        )
+    })?;
+    Ok(Placement::Files {
+        dir: work_dir,
+        made,
+    })
+}
+
+/// The levels read to verify `wanted` up to `top`: the checked ones and
+/// those their captures reach.
+fn levels_read(wanted: &[u32], top: u32) -> Vec<u32> {
+    (0..=top)
+        .filter(|&n| wanted.contains(&n) || n + 2 <= top)
+        .collect()
+}
+
+/// The size of level `n`'s file, 0 when it cannot be read.
+fn level_file_bytes(tb: &awari_probe::Tablebase, n: u32) -> u64 {
+    let path = file::level_path(tb.dir(), LevelId::new(tb.rules(), n));
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
 
 /// The memory verifying `wanted` (up to `top`) takes: one byte per board of
 /// every level read (the checked ones and those their captures reach) and
@@ -67,13 +241,9 @@ const BASE_BYTES: u64 = 64 << 20;
 /// measured.)
 fn memory_needed(tb: &awari_probe::Tablebase, wanted: &[u32], top: u32) -> u64 {
     let index = awari_dbformat::Index::for_pits(tb.rules().pits());
-    let file_bytes = |n: u32| {
-        let path = file::level_path(tb.dir(), LevelId::new(tb.rules(), n));
-        std::fs::metadata(path).map_or(0, |m| m.len())
-    };
-    let read: u64 = (0..=top)
-        .filter(|&n| wanted.contains(&n) || n + 2 <= top)
-        .map(|n| index.level_size(n) + file_bytes(n))
+    let read: u64 = levels_read(wanted, top)
+        .into_iter()
+        .map(|n| index.level_size(n) + level_file_bytes(tb, n))
         .sum();
     let largest = wanted
         .iter()
@@ -146,25 +316,31 @@ pub fn run(args: Args) -> CmdResult {
         .into());
     }
     let top = *wanted.last().ok_or("no level to verify")?;
-    // The budget, planned before any work.
-    let needed = memory_needed(&tb, &wanted, top);
+    // The budget, planned before any work. (Under MPI each rank has a work
+    // directory of its own.)
     let budget = args.memory.unwrap_or_else(memory::default_budget);
-    if needed > budget {
-        return Err(format!(
-            "verifying up to level {top} needs about {} of memory (the levels read, one \
-             byte per board, their files, and the largest level's progress); the budget is {} \
-             (--memory). Verification in partitions within a smaller budget is not \
-             built yet (docs/scaling.md, \"What is left\"): give more memory or verify \
-             fewer levels",
-            format_size(needed),
-            format_size(budget)
-        )
-        .into());
+    let work_dir = args
+        .work_dir
+        .clone()
+        .unwrap_or_else(|| args.database.db.join("work").join("verify"));
+    let work_dir = match ranks.size() {
+        1 => work_dir,
+        _ => work_dir.join(format!("rank-{}", ranks.rank())),
+    };
+    let placement = plan(&tb, &wanted, top, budget, args.on_disk, work_dir)?;
+    // What this process prints as it goes (with one rank; else rank 0 at the end).
+    let talk = !args.json && ranks.size() == 1;
+    let in_memory = matches!(placement, Placement::Memory);
+    let _watch = (!in_memory).then(|| resident::Watch::new(budget - budget / 16));
+    if talk && !in_memory {
+        println!(
+            "levels in files of the work directory (a budget of {}; in memory it would need about {})",
+            format_size(budget),
+            format_size(memory_needed(&tb, &wanted, top))
+        );
     }
     let started = Instant::now();
     let checker = checkers(&wanted, rules.pits(), ranks.size());
-    // What this process prints as it goes (with one rank; else rank 0 at the end).
-    let talk = !args.json && ranks.size() == 1;
     let mut levels = Levels::default();
     let mut checks: Vec<Checked> = Vec::new();
     // Read every level up to the top one: the checked ones, and those below the
@@ -184,7 +360,10 @@ pub fn run(args: Args) -> CmdResult {
             }
             .into());
         }
-        let reader = tb.level(seeds)?;
+        // Opened here, not kept by the tablebase: the file is unmapped
+        // once decoded.
+        let id = LevelId::new(rules, seeds);
+        let reader = LevelReader::open_expecting(&file::level_path(tb.dir(), id), id)?;
         // Captures reach every level below seeds - 1; one that could not be
         // read (reported above) leaves this level without its children.
         if let Some(unread) = (0..seeds.saturating_sub(1)).find(|&s| levels.get(s).is_none()) {
@@ -193,7 +372,7 @@ pub fn run(args: Args) -> CmdResult {
                 return Err(format!("level {seeds} is needed but {reason}").into());
             }
             eprintln!("awari-probe: level {seeds}: not checked: {reason}");
-            checks.push((empty_check(seeds, &reader), false, 0.0));
+            checks.push((empty_check(seeds, reader.boards()), false, 0.0));
             continue;
         }
         let t = Instant::now();
@@ -201,13 +380,16 @@ pub fn run(args: Args) -> CmdResult {
         // The certificate (one zstd frame, read by one thread) while the level
         // is decoded (in parallel).
         let (decoded, certificate) = rayon::join(
-            || reader.decode_all(),
-            || check.then(|| read_certificate(tb.dir(), LevelId::new(rules, seeds))),
+            || placement.decode(&reader, seeds),
+            || (check && in_memory).then(|| read_certificate(tb.dir(), LevelId::new(rules, seeds))),
         );
+        // The level file's pages, mapped while decoding, are not needed again.
+        let (level_boards, stored) = (reader.boards(), reader.stored());
+        drop(reader);
         // Lower bounds become scores through the captures (levels below,
         // already read): what is checked is the scores the file gives.
         let decoded = decoded.map(|mut v| {
-            if reader.stored() == Stored::LowerBounds {
+            if stored == Stored::LowerBounds {
                 file::resolve_level_in(rules, seeds, 0, &mut v, |s| {
                     levels.get(s).expect("the levels captures reach are read")
                 });
@@ -218,7 +400,7 @@ pub fn run(args: Args) -> CmdResult {
             Ok(v) => Arc::new(v),
             Err(e) if check => {
                 eprintln!("awari-probe: level {seeds}: {e}");
-                checks.push((empty_check(seeds, &reader), false, 0.0));
+                checks.push((empty_check(seeds, level_boards), false, 0.0));
                 continue;
             }
             Err(e) => return Err(e.into()),
@@ -226,15 +408,14 @@ pub fn run(args: Args) -> CmdResult {
         if check {
             let certificate = certificate.flatten();
             let bar = progress_bar(!args.json && root, seeds, values.len() as u64);
-            let result = verify::check_level_with(
-                rules,
-                seeds,
-                &values,
-                &levels,
-                certificate.as_deref(),
-                args.limit,
-                &|n| bar.inc(n),
-            );
+            let aids = verify::Aids {
+                certificate: certificate.as_deref(),
+                progress: placement.progress(seeds, level_boards)?,
+            };
+            let result =
+                verify::check_level_with(rules, seeds, &values, &levels, aids, args.limit, &|n| {
+                    bar.inc(n)
+                });
             bar.finish_and_clear();
             let secs = t.elapsed().as_secs_f64();
             if talk {
@@ -266,6 +447,7 @@ pub fn run(args: Args) -> CmdResult {
         let mut out = serde_json::json!({
             "ok": ok,
             "rules": rules.set().name(),
+            "levels_in_files": !in_memory,
             "pits": rules.pits(),
             "seconds": started.elapsed().as_secs_f64(),
             "levels": checks.iter().map(|(c, sums, secs)| serde_json::json!({
@@ -328,10 +510,10 @@ fn gather_checks(ranks: &dyn Ranks, mine: &[Checked]) -> Result<Vec<Checked>, St
     Ok(all)
 }
 
-fn empty_check(seeds: u32, reader: &LevelReader) -> LevelCheck {
+fn empty_check(seeds: u32, boards: u64) -> LevelCheck {
     LevelCheck {
         seeds,
-        boards: reader.boards(),
+        boards,
         recurrence_errors: 0,
         unproven: 0,
         certified: false,

@@ -249,7 +249,7 @@ impl DiskStore {
     }
 
     fn map(&self, name: &str) -> Result<HugeArray, SolveError> {
-        mapped::open(&self.dir.join(name))
+        Ok(mapped::open(&self.dir.join(name))?)
     }
 
     /// A new file `name` of `bytes` zero bytes in the work directory,
@@ -259,7 +259,7 @@ impl DiskStore {
     /// # Errors
     /// A file that cannot be made or mapped (a full disk).
     pub fn array(&self, name: &str, bytes: usize) -> Result<HugeArray, SolveError> {
-        mapped::create(&self.dir.join(name), bytes)
+        Ok(mapped::create(&self.dir.join(name), bytes)?)
     }
 
     /// Makes a checkpoint of the partitions' files (read through the page
