@@ -93,11 +93,70 @@ pub fn resident_bytes() -> Option<u64> {
 /// Gives back the resident pages of every array mapped from a file; their
 /// content is kept (in the page cache, and in the file once written back).
 pub fn release_file_pages() {
-    RELEASES.fetch_add(1, Relaxed);
     let maps = FILE_MAPS.lock().unwrap_or_else(|e| e.into_inner());
+    RELEASES.fetch_add(1, Relaxed);
     for &(address, len) in maps.iter() {
         release(address, len);
     }
+}
+
+/// Holds the ceiling of the live [`Watch`] from inside a pass that reads
+/// mapped files at random: called every few boards, it gives back the file
+/// pages when the resident set is over the ceiling, and while another
+/// thread gives them back, it waits.
+///
+/// The watch's thread alone cannot hold a pass like that: every read of a
+/// page not mapped maps the cached pages around it too (64 KiB), so two
+/// threads map tens of mebibytes in the millisecond between two of its
+/// readings, and more while it gives the pages back (11-18 ms at level 22
+/// of a verification). Here each thread reads the resident set after every
+/// [`FAULTS_BETWEEN_READINGS`] page faults of its own (a cheap count from
+/// the system), so it maps at most that many times 64 KiB unseen. Does
+/// nothing without a watch.
+pub fn hold() {
+    if let Some(ceiling) = ceiling() {
+        hold_under(ceiling);
+    }
+}
+
+/// [`hold`] with the ceiling given.
+fn hold_under(ceiling: u64) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::cell::Cell;
+        thread_local!(static SEEN: Cell<u64> = const { Cell::new(0) });
+        // (Where the count is unknown, the resident set is read every time.)
+        if let Some(faults) = thread_faults() {
+            if faults.saturating_sub(SEEN.get()) < FAULTS_BETWEEN_READINGS {
+                return;
+            }
+            SEEN.set(faults);
+        }
+    }
+    if resident_bytes().is_some_and(|r| r > ceiling) {
+        // One thread gives the pages back; the others wait on the lock and
+        // find the resident set under the ceiling after it.
+        let maps = FILE_MAPS.lock().unwrap_or_else(|e| e.into_inner());
+        if resident_bytes().is_some_and(|r| r > ceiling) {
+            RELEASES.fetch_add(1, Relaxed);
+            for &(address, len) in maps.iter() {
+                release(address, len);
+            }
+        }
+    }
+}
+
+/// The page faults between two readings of the resident set by [`hold`]:
+/// at most 8 MiB mapped unseen per thread.
+pub const FAULTS_BETWEEN_READINGS: u64 = 128;
+
+/// The minor page faults of the calling thread so far, if known.
+#[cfg(target_os = "linux")]
+fn thread_faults() -> Option<u64> {
+    // SAFETY: getrusage fills in the plain struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    (unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) } == 0)
+        .then_some(usage.ru_minflt as u64)
 }
 
 /// How many times file pages were given back ([`release_file_pages`]).
@@ -153,8 +212,12 @@ mod tests {
         kib * 1024
     }
 
+    /// The tests give back every file mapping of the process: one at a time.
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
     #[test]
     fn file_pages_given_back_keep_their_content() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("array");
         let len = 16 << 20;
@@ -184,5 +247,40 @@ mod tests {
         assert!(bytes.iter().enumerate().all(|(i, &b)| b == (i % 253) as u8));
         let maps = FILE_MAPS.lock().unwrap();
         assert!(maps.iter().all(|&(a, _)| a != address), "unregistered");
+    }
+
+    #[test]
+    fn a_pass_that_holds_the_ceiling_gives_the_pages_back_itself() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("array");
+        let len = 64 << 20;
+        let mut array = crate::mapped::create(&path, len).unwrap();
+        let address = array.as_ptr() as usize;
+        array.fill(1);
+        assert_eq!(rss_of(address), len as u64);
+        // Fewer faults than a reading waits for: nothing is given back.
+        hold_under(1);
+        let before = releases();
+        hold_under(1);
+        assert_eq!(releases(), before);
+        // Read pages 64 KiB apart (one fault each), more than that many.
+        release_file_pages();
+        let faults = 2 * FAULTS_BETWEEN_READINGS as usize;
+        let sum: u64 = array
+            .iter()
+            .step_by(64 << 10)
+            .take(faults)
+            .map(|&b| u64::from(b))
+            .sum();
+        assert_eq!(sum, faults as u64);
+        assert!(rss_of(address) > 0);
+        let before = releases();
+        hold_under(1);
+        assert!(
+            releases() > before,
+            "the resident set was read and found over"
+        );
+        assert_eq!(rss_of(address), 0);
     }
 }

@@ -57,6 +57,7 @@ use std::sync::Arc;
 
 use awari_dbformat::cache::prefetch;
 use awari_dbformat::huge::{HugeArray, Values};
+use awari_dbformat::resident;
 use awari_dbformat::{Board, Index, MoveList, Rules, Score, Turn, MAX_PITS};
 use rayon::prelude::*;
 
@@ -334,7 +335,10 @@ pub fn check_level_with(
         .progress
         .unwrap_or_else(|| HugeArray::zeroed(values.len()));
     assert_eq!(progress.len(), values.len(), "one progress byte per board");
-    progress.par_chunks_mut(CHUNK).for_each(|c| c.fill(DONE));
+    progress.par_chunks_mut(CHUNK).for_each(|c| {
+        resident::hold();
+        c.fill(DONE)
+    });
     let progress = progress.as_atomic_u8();
     let first = first_pass(rules, seeds, values, lower, None, Some(progress), shown);
 
@@ -355,6 +359,7 @@ pub fn check_level_with(
                 // The boards walk along with their states, so no board is unranked:
                 // the ones proven later come with the board that told them.
                 let boards = index.boards_from(seeds, (c * CHUNK) as u64);
+                resident::hold();
                 for (k, (state, board)) in chunk.iter().zip(boards).enumerate() {
                     // Claim each board proven by the first pass (the walks only ever
                     // prove pending boards, so no one else does).
@@ -380,10 +385,14 @@ pub fn check_level_with(
 
     // 3. What is left unproven.
     let unproven_boards: Vec<u64> = progress
-        .par_iter()
+        .par_chunks(CHUNK)
         .enumerate()
-        .filter(|(_, s)| s.load(Relaxed) != DONE)
-        .map(|(i, _)| i as u64)
+        .flat_map_iter(|(c, chunk)| {
+            resident::hold();
+            let unproven = chunk.iter().enumerate();
+            let unproven = unproven.filter(|(_, s)| s.load(Relaxed) != DONE);
+            unproven.map(move |(k, _)| (c * CHUNK + k) as u64)
+        })
         .collect();
     let recurrence_errors = first.mismatches.len() as u64;
     let mut mismatches = first.mismatches;
@@ -469,6 +478,8 @@ fn first_pass(
             // By mover row of the tile: the opponent parts of its quiet children.
             let mut opponent_parts = vec![[UNKNOWN; MAX_PITS as usize]; tile.width()];
             loop {
+                // (Where the levels are in files: see `resident::hold`.)
+                resident::hold();
                 group.clear();
                 edges.clear();
                 for (k, board) in boards.by_ref().take(GROUP) {
@@ -631,6 +642,7 @@ impl Prover<'_> {
     /// told (`parents` is scratch space).
     fn tell_parents(&self, todo: &mut Vec<(u64, Board)>, parents: &mut Vec<Told>) {
         let (rules, index, values) = (self.rules, self.index, self.values);
+        resident::hold();
         parents.clear();
         for _ in 0..TOLD_TOGETHER {
             let Some((i, child)) = todo.pop() else { break };

@@ -254,7 +254,11 @@ impl LevelReader {
         let bb = self.block_boards() as usize;
         out.par_chunks_mut(bb)
             .enumerate()
-            .try_for_each(|(b, chunk)| self.decode_block_into(b as u64, chunk))
+            .try_for_each(|(b, chunk)| {
+                // (`out` may be a mapped file under a resident ceiling.)
+                crate::resident::hold();
+                self.decode_block_into(b as u64, chunk)
+            })
     }
 
     /// The stored values of boards `first .. first + len`, decoded in parallel, with

@@ -71,9 +71,17 @@ pub struct Args {
 /// Memory for the rest of the process besides the levels.
 const BASE_BYTES: u64 = 64 << 20;
 
-/// Room for the pages of the mapped files between two times the resident
-/// watch gives them back, when the levels are in files.
+/// Room for the pages of the files mapped between two readings of the
+/// resident set, when the levels are in files: the passes read it after
+/// every 128 page faults of a thread (`resident::hold`), each of which maps
+/// at most 64 KiB, so two threads map at most 16 MiB unseen; the watch's
+/// thread, for the writes in order, less.
 const FILE_PAGES_BYTES: u64 = 32 << 20;
+
+/// The resident ceiling under `budget` when the levels are in files.
+fn ceiling(budget: u64) -> u64 {
+    budget.saturating_sub(budget / 16 + FILE_PAGES_BYTES)
+}
 
 /// Where the levels a verification reads are kept, planned before any work.
 enum Placement {
@@ -169,15 +177,15 @@ fn plan(
         .map(|&n| level_file_bytes(tb, n))
         .max()
         .unwrap_or(0);
-    let in_files = BASE_BYTES + FILE_PAGES_BYTES + largest_file;
-    // The watch holds the resident set under 15/16 of the budget.
-    if in_files > budget - budget / 16 {
+    // What stays mapped besides the files the watch gives back.
+    let in_files = BASE_BYTES + largest_file;
+    if in_files > ceiling(budget) {
         return Err(format!(
             "verifying up to level {top} needs about {} of memory in memory, or {} with the \
              levels in files (the largest level file, mapped while it is decoded, and room \
              for the rest); the budget is {} (--memory)",
             format_size(in_memory),
-            format_size(in_files + in_files / 15),
+            format_size((in_files + FILE_PAGES_BYTES) * 16 / 15),
             format_size(budget)
         ));
     }
@@ -331,7 +339,7 @@ pub fn run(args: Args) -> CmdResult {
     // What this process prints as it goes (with one rank; else rank 0 at the end).
     let talk = !args.json && ranks.size() == 1;
     let in_memory = matches!(placement, Placement::Memory);
-    let _watch = (!in_memory).then(|| resident::Watch::new(budget - budget / 16));
+    let _watch = (!in_memory).then(|| resident::Watch::new(ceiling(budget)));
     if talk && !in_memory {
         println!(
             "levels in files of the work directory (a budget of {}; in memory it would need about {})",
