@@ -93,9 +93,13 @@ pub fn resident_bytes() -> Option<u64> {
 /// Gives back the resident pages of every array mapped from a file; their
 /// content is kept (in the page cache, and in the file once written back).
 pub fn release_file_pages() {
-    let maps = FILE_MAPS.lock().unwrap_or_else(|e| e.into_inner());
+    release_all(&FILE_MAPS.lock().unwrap_or_else(|e| e.into_inner()));
+}
+
+/// Gives back the pages of `maps` (the registered mappings, locked).
+fn release_all(maps: &[(usize, usize)]) {
     RELEASES.fetch_add(1, Relaxed);
-    for &(address, len) in maps.iter() {
+    for &(address, len) in maps {
         release(address, len);
     }
 }
@@ -138,10 +142,7 @@ fn hold_under(ceiling: u64) {
         // find the resident set under the ceiling after it.
         let maps = FILE_MAPS.lock().unwrap_or_else(|e| e.into_inner());
         if resident_bytes().is_some_and(|r| r > ceiling) {
-            RELEASES.fetch_add(1, Relaxed);
-            for &(address, len) in maps.iter() {
-                release(address, len);
-            }
+            release_all(&maps);
         }
     }
 }
