@@ -145,8 +145,14 @@ impl DiskStore {
         let total = store.bytes();
         let resumed = match found {
             Some(found) if found.same_level(&store.manifest) => {
-                store.check_space(COPIES - 1, total)?;
                 let from = store.dir.join(&found.checkpoint);
+                // What the directory holds besides the checkpoint resumed
+                // from (the partitions' files, the other checkpoint, mail
+                // of the run that stopped) is overwritten or truncated, so
+                // its room counts as free: a run stopped by a full disk
+                // resumes once the room it lacked is freed.
+                let reused = dir_bytes(&store.dir).saturating_sub(dir_bytes(&from));
+                store.check_space(COPIES - 1, total, reused)?;
                 for name in store.file_names() {
                     copy(&from.join(&name), &store.dir.join(&name))?;
                 }
@@ -155,7 +161,7 @@ impl DiskStore {
             }
             _ => {
                 clear_dir(&store.dir)?;
-                store.check_space(COPIES, total)?;
+                store.check_space(COPIES, total, 0)?;
                 for (name, bytes) in store.files() {
                     allocate(&store.dir.join(name), bytes)?;
                 }
@@ -175,9 +181,12 @@ impl DiskStore {
         self.files().iter().map(|(_, bytes)| *bytes as u64).sum()
     }
 
-    fn check_space(&self, copies: u64, total: u64) -> Result<(), SolveError> {
+    /// Checks that the directory has room for `copies` more copies of the
+    /// partitions' files (`total` bytes each) and 64 MiB, where `reused`
+    /// bytes of files already there will be written over.
+    fn check_space(&self, copies: u64, total: u64, reused: u64) -> Result<(), SolveError> {
         let what = "its partitions and two checkpoints";
-        let needed = copies * total + (64 << 20);
+        let needed = (copies * total + (64 << 20)).saturating_sub(reused);
         crate::memory::check_free_disk(self.manifest.seeds, &self.dir, what, needed)
     }
 
@@ -333,6 +342,21 @@ impl DiskStore {
     pub fn remove(self) -> Result<(), SolveError> {
         fs::remove_dir_all(&self.dir).map_err(io(&self.dir))
     }
+}
+
+/// The bytes of the files in `dir` and below (0 for what cannot be read).
+fn dir_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|entry| match entry.metadata() {
+            Ok(m) if m.is_dir() => dir_bytes(&entry.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
 }
 
 /// Empties directory `dir` of everything in it.
