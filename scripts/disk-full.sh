@@ -28,10 +28,11 @@ cleanup() {
 trap cleanup EXIT
 "$solve" --db "$tmp/reference" --max-seeds "$level" > /dev/null 2>&1
 "$solve" --db "$tmp/db" --max-seeds $((level - 1)) > /dev/null 2>&1
-# Room for the lower levels' scores and three copies of the level's cells.
+# Room for the lower levels' scores and two copies of the level's cells (the
+# files and their checkpoint).
 boards=$("$solve" --db "$tmp/db" --max-seeds "$level" --plan --json 2> /dev/null \
   | python3 -c "import json,sys; print([l for l in map(json.loads, sys.stdin) if l.get('seeds') == $level][0]['boards'])")
-size_mib=$((boards * 3 * 4 / 3 / 1048576 + 3 * boards / 1048576 / 2 + 64))
+size_mib=$((boards * 2 * 4 / 3 / 1048576 + 3 * boards / 1048576 / 2 + 64))
 mount -t tmpfs -o "size=${size_mib}M" tmpfs "$small"
 work=$small/work
 run() {
@@ -44,7 +45,8 @@ run > /dev/null 2> "$tmp/err" &
 pid=$!
 manifest=$work/$(basename "$(ls "$tmp/reference/"*"-n$level.awl")" .awl).work/manifest.json
 while kill -0 $pid 2> /dev/null && [ ! -e "$manifest" ]; do sleep 0.02; done
-fallocate -l $(($(df -k --output=avail "$small" | tail -1) - 64))K "$small/filler"
+# (Filled by writing until the disk refuses: the build writes meanwhile.)
+cat /dev/zero > "$small/filler" 2> /dev/null || true
 wait $pid
 code=$?
 set -e

@@ -168,7 +168,8 @@ pub struct LevelReport {
     #[serde(default)]
     pub on_disk: bool,
     /// When the level resumed from a checkpoint: the threshold of the first
-    /// stage run after it (the level's seed count after the initial pass).
+    /// stage run after it (the level's seed count after the initial pass; 0
+    /// when every stage was done and only the values were left to write).
     #[serde(default)]
     pub resumed_from_stage: Option<u32>,
     /// Bytes this process read from and wrote to storage while it built the
@@ -523,7 +524,8 @@ pub struct PlannedLevel {
     /// The memory the plan counts on (at most the budget).
     pub memory_bytes: u64,
     /// The disk the level takes while it is built: its work directory (the
-    /// partitions, two checkpoints and the level's arrays), the files of
+    /// partitions and their checkpoint, or the partitions and the level's
+    /// assembled values), the files of
     /// scores of the lower levels, and its level file (at the 2.6 bits per
     /// board of levels 20..=24).
     pub disk_bytes: u64,
@@ -584,10 +586,13 @@ pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
         if !present {
             match plan_memory(seeds, boards, lower_in_memory, options) {
                 Ok(p) => {
+                    // On disk: the partitions' files and their checkpoint
+                    // while the stages run; then the files and the values
+                    // and free bits assembled for the writer (the
+                    // checkpoint gone).
                     let work = if p.on_disk {
-                        3 * (boards as f64 * options.state_bytes_per_board(seeds)) as u64
-                            + boards
-                            + boards / 8
+                        let cells = (boards as f64 * options.state_bytes_per_board(seeds)) as u64;
+                        (2 * cells).max(cells + boards + boards / 8)
                     } else {
                         0
                     };

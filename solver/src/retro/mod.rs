@@ -198,7 +198,8 @@ pub struct SolvedLevel {
     pub partitions: Partitions,
     /// When the level was resumed from a checkpoint in its work directory:
     /// the threshold of the first stage run after it (the level's own seed
-    /// count when only the initial pass had been done).
+    /// count when only the initial pass had been done, 0 when every stage
+    /// had been).
     pub resumed_from_stage: Option<u32>,
 }
 
@@ -628,6 +629,19 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
             checkpoint(&mut store, &states, manifest)?;
             last_checkpoint = Instant::now();
         }
+    }
+    // Every stage done: the partitions' files become the state to resume
+    // from, and the checkpoint's copy gives its room to the level's
+    // assembled values.
+    if let Store::Disk(disk) = &mut store {
+        let summaries: Vec<u64> = states.iter().flat_map(|s| s.summary_values()).collect();
+        let manifest = Manifest {
+            next_k: 0,
+            stages: stages.clone(),
+            init_seconds,
+            ..identity.clone()
+        };
+        disk.finish(&summaries, manifest)?;
     }
     progress.set_message("done");
     let (values, free, generations) = match store {

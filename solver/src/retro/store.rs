@@ -9,16 +9,27 @@
 //!   of cells (and its recorded generations), as in memory. They are
 //!   allocated in full when made, so that a write through the mapping never
 //!   meets a full disk (which would kill the process, not return an error).
-//! - `checkpoint-a/`, `checkpoint-b/`: the last complete checkpoint, copies
-//!   of those files at the end of a stage and the partitions' summaries
-//!   (`summaries`, little-endian `u64`s, partition after partition), and the
-//!   one being made.
+//! - `summaries`: the partitions' summaries (little-endian `u64`s, partition
+//!   after partition) when those files are themselves the state to resume
+//!   from.
+//! - `checkpoint/`: a copy of those files and summaries at the end of a
+//!   stage, the state to resume from while the next stages change the
+//!   files.
 //! - `manifest.json`: what the level is ([`Manifest`]: rules, seeds,
-//!   partitions, layout), the stage to run next, the stages done, and which
-//!   checkpoint directory holds them. It is written to a temporary name and
-//!   renamed once its checkpoint is complete and synced, so a process killed
-//!   at any point resumes from the last checkpoint, and a full disk fails a
-//!   checkpoint without losing the one before.
+//!   partitions, layout), the stage to run next, the stages done, and where
+//!   the state to resume from is (`live`: the files themselves;
+//!   `checkpoint`: the copy). It is written to a temporary name and renamed.
+//!
+//! ## Two copies, never less than one whole
+//! A checkpoint first syncs the files and names them in the manifest
+//! (`live`): nothing changes them until the copy is made, so the old copy
+//! may be written over. Then it copies them into `checkpoint/`, syncs the
+//! copy and names it (`checkpoint`); only then does the next stage change
+//! the files. A process killed at any point, or stopped by a full disk,
+//! thus always leaves one complete state named in the manifest, and the
+//! level takes two copies of its cells on disk, not three. When the last
+//! stage is done the files are named once more and the copy is removed, so
+//! that its room serves the level's assembled values.
 
 use std::collections::VecDeque;
 use std::fs::{self, File};
@@ -37,7 +48,7 @@ use crate::mapped::{self, allocate, io};
 
 /// The version of the work directory's layout (a manifest of another
 /// version is not resumed).
-pub(super) const VERSION: u32 = 1;
+pub(super) const VERSION: u32 = 2;
 
 /// What a work directory holds: the level, how it is cut, and how far it is.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -60,7 +71,8 @@ pub(super) struct Manifest {
     /// The stages done, as [`super::SolvedLevel::stages`].
     pub stages: Vec<Stage>,
     pub init_seconds: f64,
-    /// The directory of the checkpoint this manifest describes.
+    /// Where the state this manifest describes is: [`LIVE`] or
+    /// [`CHECKPOINT`] (empty before the first checkpoint).
     pub checkpoint: String,
 }
 
@@ -106,20 +118,29 @@ pub(super) struct DiskStore {
     resident: usize,
 }
 
-/// The free space a level on disk asks for: its files and two checkpoints.
-const COPIES: u64 = 3;
+/// The free space a level on disk asks for: its files and their checkpoint.
+const COPIES: u64 = 2;
+
+/// The manifest's `checkpoint` when the partitions' files themselves (and
+/// `summaries` beside them) are the state to resume from.
+const LIVE: &str = "live";
+
+/// The manifest's `checkpoint`, and the directory, of the copy of the
+/// partitions' files that is the state to resume from.
+const CHECKPOINT: &str = "checkpoint";
 
 impl DiskStore {
     /// Opens work directory `dir` (made if missing) for the level `wanted`
     /// describes, cut into `partitions` with `word_bytes(p)` bytes of cells
-    /// each. When `dir` holds a checkpoint of that very level, the
-    /// partitions' files are restored from it and its manifest is returned
-    /// too; anything else in `dir` is removed and the files made anew,
+    /// each. When `dir` holds a checkpoint of that very level, its manifest
+    /// is returned too, and the partitions' files are restored from the
+    /// copy (or, when the files themselves are named, the copy is made
+    /// again); anything else in `dir` is removed and the files made anew,
     /// zeroed.
     ///
     /// # Errors
     /// A directory or file that cannot be made, read or written, or too
-    /// little free space for the files and two checkpoints
+    /// little free space for the files and their checkpoint
     /// ([`SolveError::Disk`]).
     pub fn open(
         dir: &Path,
@@ -144,19 +165,28 @@ impl DiskStore {
         let found = store.read_manifest();
         let total = store.bytes();
         let resumed = match found {
-            Some(found) if found.same_level(&store.manifest) => {
-                let from = store.dir.join(&found.checkpoint);
-                // What the directory holds besides the checkpoint resumed
-                // from (the partitions' files, the other checkpoint, mail
-                // of the run that stopped) is overwritten or truncated, so
-                // its room counts as free: a run stopped by a full disk
-                // resumes once the room it lacked is freed.
-                let reused = dir_bytes(&store.dir).saturating_sub(dir_bytes(&from));
-                store.check_space(COPIES - 1, total, reused)?;
-                for name in store.file_names() {
-                    copy(&from.join(&name), &store.dir.join(&name))?;
-                }
+            Some(found)
+                if found.same_level(&store.manifest)
+                    && (found.checkpoint == LIVE || found.checkpoint == CHECKPOINT) =>
+            {
+                // Everything in the directory (the files, the copy, mail of
+                // the run that stopped) is written over, truncated or
+                // removed, so its room counts as free: a run stopped by a
+                // full disk resumes once the room it lacked is freed.
+                store.check_space(COPIES, total, dir_bytes(&store.dir))?;
+                remove_mail(&store.dir)?;
                 store.manifest = found.clone();
+                if found.checkpoint == CHECKPOINT {
+                    let from = store.dir.join(CHECKPOINT);
+                    for name in store.file_names() {
+                        copy(&from.join(&name), &store.dir.join(&name))?;
+                    }
+                } else if found.next_k > 0 {
+                    // Stopped while the copy was made: it is made again
+                    // before the files change.
+                    let summaries = store.summaries_at(&store.dir.join("summaries"))?;
+                    store.copy_files(&summaries, found.clone())?;
+                }
                 Some(found)
             }
             _ => {
@@ -185,7 +215,7 @@ impl DiskStore {
     /// partitions' files (`total` bytes each) and 64 MiB, where `reused`
     /// bytes of files already there will be written over.
     fn check_space(&self, copies: u64, total: u64, reused: u64) -> Result<(), SolveError> {
-        let what = "its partitions and two checkpoints";
+        let what = "its partitions and their checkpoint";
         let needed = (copies * total + (64 << 20)).saturating_sub(reused);
         crate::memory::check_free_disk(self.manifest.seeds, &self.dir, what, needed)
     }
@@ -272,61 +302,107 @@ impl DiskStore {
     }
 
     /// Makes a checkpoint of the partitions' files (read through the page
-    /// cache, which mapped partitions write to) and their
-    /// `summaries`, with `manifest` (whose `checkpoint` is set here), and
-    /// makes it the one to resume from.
+    /// cache, which mapped partitions write to) and their `summaries`, with
+    /// `manifest` (whose `checkpoint` is set here): the files are synced
+    /// and named as the state to resume from, then copied, and the copy is
+    /// named (see the module's notes).
     ///
     /// # Errors
-    /// A file that cannot be written (a full disk): the last checkpoint is
-    /// then still the one to resume from.
-    pub fn checkpoint(
-        &mut self,
-        summaries: &[u64],
-        mut manifest: Manifest,
-    ) -> Result<(), SolveError> {
-        let old = self.manifest.checkpoint.clone();
-        let new = if old == "checkpoint-a" {
-            "checkpoint-b"
-        } else {
-            "checkpoint-a"
-        };
-        let to = self.dir.join(new);
-        if to.exists() {
-            fs::remove_dir_all(&to).map_err(io(&to))?;
+    /// A file that cannot be written (a full disk): the files, named
+    /// already, are then the state to resume from.
+    pub fn checkpoint(&mut self, summaries: &[u64], manifest: Manifest) -> Result<(), SolveError> {
+        self.name_files(summaries, manifest.clone())?;
+        self.copy_files(summaries, manifest)
+    }
+
+    /// Syncs the partitions' files and names them, with `summaries` and
+    /// `manifest`, as the state to resume from (after the last stage: the
+    /// values are assembled from them), and removes the checkpoint's copy.
+    ///
+    /// # Errors
+    /// A file that cannot be synced, written or removed.
+    pub fn finish(&mut self, summaries: &[u64], manifest: Manifest) -> Result<(), SolveError> {
+        self.name_files(summaries, manifest)?;
+        let copy = self.dir.join(CHECKPOINT);
+        if copy.exists() {
+            fs::remove_dir_all(&copy).map_err(io(&copy))?;
         }
-        fs::create_dir(&to).map_err(io(&to))?;
+        Ok(())
+    }
+
+    /// Syncs the partitions' files, writes `summaries` beside them and
+    /// names them in the manifest as the state to resume from.
+    fn name_files(&mut self, summaries: &[u64], manifest: Manifest) -> Result<(), SolveError> {
+        for name in self.file_names() {
+            let path = self.dir.join(&name);
+            File::open(&path)
+                .and_then(|f| f.sync_all())
+                .map_err(io(&path))?;
+        }
+        write_synced(&self.dir.join("summaries"), &summary_bytes(summaries))?;
+        self.write_manifest(Manifest {
+            checkpoint: LIVE.to_string(),
+            ..manifest
+        })
+    }
+
+    /// Copies the partitions' files (named as the state to resume from, and
+    /// unchanged since) and `summaries` into the checkpoint's directory,
+    /// syncs them and names the copy in the manifest.
+    fn copy_files(&mut self, summaries: &[u64], manifest: Manifest) -> Result<(), SolveError> {
+        let to = self.dir.join(CHECKPOINT);
+        fs::create_dir_all(&to).map_err(io(&to))?;
         for name in self.file_names() {
             copy(&self.dir.join(&name), &to.join(&name))?;
         }
-        let bytes: Vec<u8> = summaries.iter().flat_map(|s| s.to_le_bytes()).collect();
-        write_synced(&to.join("summaries"), &bytes)?;
-        manifest.checkpoint = new.to_string();
+        write_synced(&to.join("summaries"), &summary_bytes(summaries))?;
+        self.write_manifest(Manifest {
+            checkpoint: CHECKPOINT.to_string(),
+            ..manifest
+        })
+    }
+
+    /// Writes `manifest` to a temporary name, syncs and renames it.
+    fn write_manifest(&mut self, manifest: Manifest) -> Result<(), SolveError> {
         let text = serde_json::to_vec_pretty(&manifest).expect("a manifest serialises");
         let tmp = self.dir.join("manifest.json.tmp");
         write_synced(&tmp, &text)?;
         let path = self.dir.join("manifest.json");
         fs::rename(&tmp, &path).map_err(io(&path))?;
         self.manifest = manifest;
-        let stale = self.dir.join(&old);
-        if !old.is_empty() && stale.exists() {
-            fs::remove_dir_all(&stale).map_err(io(&stale))?;
-        }
         Ok(())
     }
 
-    /// The summaries of the checkpoint resumed from, as saved.
+    /// The summaries of the state resumed from, as saved.
     ///
     /// # Errors
     /// A file that cannot be read, or of the wrong size.
     pub fn summaries(&self, expected: usize) -> Result<Vec<u64>, SolveError> {
-        let path = self.dir.join(&self.manifest.checkpoint).join("summaries");
-        let bytes = fs::read(&path).map_err(io(&path))?;
-        if bytes.len() != 8 * expected {
+        let path = if self.manifest.checkpoint == CHECKPOINT {
+            self.dir.join(CHECKPOINT).join("summaries")
+        } else {
+            self.dir.join("summaries")
+        };
+        let summaries = self.summaries_at(&path)?;
+        if summaries.len() != expected {
             return Err(SolveError::Invalid(format!(
-                "{}: {} bytes of summaries, {} expected",
+                "{}: {} summaries, {} expected",
                 path.display(),
-                bytes.len(),
-                8 * expected
+                summaries.len(),
+                expected
+            )));
+        }
+        Ok(summaries)
+    }
+
+    /// The summaries saved in file `path`.
+    fn summaries_at(&self, path: &Path) -> Result<Vec<u64>, SolveError> {
+        let bytes = fs::read(path).map_err(io(path))?;
+        if bytes.len() % 8 != 0 {
+            return Err(SolveError::Invalid(format!(
+                "{}: {} bytes of summaries, not a whole number of u64s",
+                path.display(),
+                bytes.len()
             )));
         }
         Ok(bytes
@@ -357,6 +433,23 @@ fn dir_bytes(dir: &Path) -> u64 {
             Err(_) => 0,
         })
         .sum()
+}
+
+/// The summaries as saved: little-endian `u64`s.
+fn summary_bytes(summaries: &[u64]) -> Vec<u8> {
+    summaries.iter().flat_map(|s| s.to_le_bytes()).collect()
+}
+
+/// Removes the files of spilled mail (`mail-…`) a stopped run left in `dir`.
+fn remove_mail(dir: &Path) -> Result<(), SolveError> {
+    for entry in fs::read_dir(dir).map_err(io(dir))? {
+        let entry = entry.map_err(io(dir))?;
+        if entry.file_name().to_string_lossy().starts_with("mail-") {
+            let path = entry.path();
+            fs::remove_file(&path).map_err(io(&path))?;
+        }
+    }
+    Ok(())
 }
 
 /// Empties directory `dir` of everything in it.
@@ -455,5 +548,72 @@ mod tests {
         let (_, resumed) = DiskStore::open(dir.path(), other, partitions, |_| 4096, 1).unwrap();
         assert!(resumed.is_none());
         assert!(!dir.path().join("manifest.json").exists());
+    }
+
+    /// Opens a store of 2 partitions of 4096 bytes each in `dir`.
+    fn open_small(dir: &Path) -> (DiskStore, Option<Manifest>) {
+        let partitions = Partitions::new(1 << 12, 2);
+        let wanted = manifest(1 << 12, partitions.size());
+        DiskStore::open(dir, wanted, partitions, |_| 4096, 1).unwrap()
+    }
+
+    fn at_stage(store: &DiskStore, next_k: u32) -> Manifest {
+        Manifest {
+            next_k,
+            ..store.manifest.clone()
+        }
+    }
+
+    #[test]
+    fn a_level_stopped_while_its_copy_is_made_resumes_from_its_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut store, _) = open_small(dir.path());
+        fs::write(dir.path().join("cells-0"), [7u8; 4096]).unwrap();
+        // Killed after the files were named, before the copy was complete.
+        store.name_files(&[5, 6], at_stage(&store, 9)).unwrap();
+        fs::create_dir(dir.path().join(CHECKPOINT)).unwrap();
+        fs::write(dir.path().join(CHECKPOINT).join("cells-0"), [1u8; 10]).unwrap();
+        drop(store);
+        let (store, resumed) = open_small(dir.path());
+        assert_eq!(resumed.map(|m| m.next_k), Some(9));
+        assert_eq!(store.summaries(2).unwrap(), [5, 6]);
+        // The copy is made again before anything changes the files.
+        assert_eq!(store.manifest.checkpoint, CHECKPOINT);
+        let copy = fs::read(dir.path().join(CHECKPOINT).join("cells-0")).unwrap();
+        assert_eq!(copy, [7u8; 4096]);
+        assert_eq!(fs::read(dir.path().join("cells-0")).unwrap(), [7u8; 4096]);
+    }
+
+    #[test]
+    fn a_level_stopped_mid_stage_gets_its_files_back_from_the_checkpoint() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut store, _) = open_small(dir.path());
+        fs::write(dir.path().join("cells-1"), [3u8; 4096]).unwrap();
+        store.checkpoint(&[1, 2], at_stage(&store, 7)).unwrap();
+        // The next stage changes the files, and spills mail, then is killed.
+        fs::write(dir.path().join("cells-1"), [4u8; 4096]).unwrap();
+        fs::write(dir.path().join("mail-a-0"), [0u8; 64]).unwrap();
+        drop(store);
+        let (store, resumed) = open_small(dir.path());
+        assert_eq!(resumed.map(|m| m.next_k), Some(7));
+        assert_eq!(store.summaries(2).unwrap(), [1, 2]);
+        assert_eq!(fs::read(dir.path().join("cells-1")).unwrap(), [3u8; 4096]);
+        assert!(!dir.path().join("mail-a-0").exists());
+    }
+
+    #[test]
+    fn a_finished_level_keeps_its_files_and_not_their_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut store, _) = open_small(dir.path());
+        fs::write(dir.path().join("cells-0"), [9u8; 4096]).unwrap();
+        store.checkpoint(&[1, 2], at_stage(&store, 3)).unwrap();
+        store.finish(&[8, 9], at_stage(&store, 0)).unwrap();
+        assert!(!dir.path().join(CHECKPOINT).exists());
+        drop(store);
+        let (store, resumed) = open_small(dir.path());
+        assert_eq!(resumed.map(|m| m.next_k), Some(0));
+        assert_eq!(store.summaries(2).unwrap(), [8, 9]);
+        assert_eq!(fs::read(dir.path().join("cells-0")).unwrap(), [9u8; 4096]);
+        assert!(!dir.path().join(CHECKPOINT).exists());
     }
 }
