@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use awari_dbformat::file::{self, LevelId, LevelReader, Stored, WriteOptions};
+use awari_dbformat::huge::Values;
 use awari_dbformat::{Index, Rules};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -83,6 +84,11 @@ pub struct Options {
     /// Keep the partitions' cells in files of the work directory even when
     /// they would fit in memory.
     pub on_disk: bool,
+    /// For a level on disk with the lower levels in files: give the lower
+    /// levels' scores back while its stages run, and read them again after,
+    /// even when the disk could hold them (it is done anyway when it
+    /// cannot: [`PlannedLevel::spare_disk`]).
+    pub spare_disk: bool,
     /// The directory of the partitions kept on disk (a subdirectory per
     /// level, removed when the level is complete); `None`: `work` in the
     /// database directory.
@@ -255,46 +261,44 @@ pub fn build_on(
     // The levels present are decoded into files of scores within the budget.
     let mut watch = lower_in_files.then(|| resident::Watch::new(resident_ceiling(options)));
 
+    // The lower levels are read from their files when a level needs them
+    // (and again after a level that gave them back to spare the disk).
+    let lower_levels = LowerSource {
+        rules,
+        dir: &options.dir,
+        levels: &plan.levels,
+        scores_path: lower_in_files.then_some(&scores_path),
+        progress: options.progress,
+    };
+    // The levels that give the lower levels' scores back while their stages
+    // run: the disk is short for both (see `PlannedLevel::spare_disk`).
+    let spare: Vec<u32> = if lower_in_files && root {
+        plan_levels(plan, options)
+            .iter()
+            .filter(|r| r.spare_disk)
+            .map(|r| r.seeds)
+            .collect()
+    } else {
+        Vec::new()
+    };
+
     for &seeds in &plan.levels {
         let path = file::level_path(&options.dir, id(seeds));
-        let needed_later = last_missing.is_some_and(|m| seeds + 2 <= m);
         if path.exists() {
-            let reader = LevelReader::open_expecting(&path, id(seeds))?;
             let stats_file = stats_path(&path);
-            let decode = |out: &mut [i8]| -> Result<(), SolveError> {
-                reader.decode_into(out)?;
-                if reader.stored() == Stored::LowerBounds {
-                    // Captures reach every level below seeds - 1, all loaded.
-                    file::resolve_level_in(rules, seeds, 0, out, |s| {
-                        lower
-                            .level(s)
-                            .expect("the levels captures reach are loaded")
-                    });
-                }
-                Ok(())
-            };
-            let mut values = None;
-            if needed_later && lower_in_files {
-                let boards = index.level_size(seeds);
-                let scores =
-                    lower::scores_in_file(&scores_path(seeds), boards, Some(&path), decode)?;
-                values = Some(Arc::new(scores));
-            } else if needed_later || (root && !stats_file.exists()) {
-                let mut decoded = reader.decode_all()?;
-                decode(&mut decoded)?;
-                values = Some(Arc::new(decoded));
-            }
             // (Only rank 0 writes and reports.)
             if root {
                 let level_report = match read_report(&stats_file) {
                     Some(r) => r,
                     None => {
                         // The level was renamed into place but its statistics are missing.
-                        let v = values.as_ref().expect("decoded above");
+                        lower_levels.load_below(seeds, &mut lower)?;
+                        let values = lower_levels.decode(seeds, &lower)?;
+                        let reader = LevelReader::open_expecting(&path, id(seeds))?;
                         let r = make_report(
                             rules,
                             seeds,
-                            v,
+                            &values,
                             &lower,
                             0.0,
                             reader.file_bytes(),
@@ -309,11 +313,9 @@ pub fn build_on(
                     ..level_report
                 });
             }
-            if needed_later {
-                lower.insert(seeds, values.expect("decoded above"));
-            }
             continue;
         }
+        lower_levels.load_below(seeds, &mut lower)?;
 
         // Solve, with the memory the last level's writing held given back.
         file::release_contexts();
@@ -362,7 +364,20 @@ pub fn build_on(
             mail_bytes: level_plan.mail_bytes,
             ..retro::SolveOptions::default()
         };
-        let solved = retro::solve_level_on(rules, seeds, &lower, &bar, &solve_options, ranks)?;
+        let solved = if level_plan.on_disk && spare.contains(&seeds) {
+            // The disk is short for the lower levels' scores and the
+            // checkpoint together: the scores are read by the initial pass,
+            // given back while the stages run (the checkpoint takes their
+            // room), and read again for the statistics.
+            retro::initialise_on_disk(rules, seeds, &lower, &bar, &solve_options)?;
+            lower_levels.give_back(&mut lower)?;
+            bar.set_position(0);
+            let solved = retro::solve_level_on(rules, seeds, &lower, &bar, &solve_options, ranks)?;
+            lower_levels.load_below(seeds, &mut lower)?;
+            solved
+        } else {
+            retro::solve_level_on(rules, seeds, &lower, &bar, &solve_options, ranks)?
+        };
         let solve_seconds = started.elapsed().as_secs_f64();
         if !root {
             // Rank 0 writes the level; the others keep it for the levels above.
@@ -487,6 +502,122 @@ fn is_complete(rules: Rules, seeds: u32, options: &Options) -> bool {
     path.exists() && stats_path(&path).exists()
 }
 
+/// Where the lower levels are read from when a level needs them: their
+/// level files, decoded into memory or into files of scores.
+struct LowerSource<'a> {
+    rules: Rules,
+    /// The database directory.
+    dir: &'a Path,
+    /// The levels of the plan, in order.
+    levels: &'a [u32],
+    /// The file of scores of each level, when they go to files.
+    scores_path: Option<&'a dyn Fn(u32) -> PathBuf>,
+    /// Show what is read on the terminal.
+    progress: bool,
+}
+
+impl LowerSource<'_> {
+    /// Loads into `lower`, in order, every level of the plan that a capture
+    /// from level `seeds` may reach (below `seeds - 1`) and that `lower`
+    /// does not hold. A file of scores newer than its level file is mapped
+    /// as it is (a build run again reads nothing twice).
+    ///
+    /// # Errors
+    /// A level file that is missing, corrupt or of other rules, or a file of
+    /// scores that cannot be written (a full disk).
+    fn load_below(&self, seeds: u32, lower: &mut LowerLevels) -> Result<(), SolveError> {
+        let index = Index::for_pits(self.rules.pits());
+        for &s in self.levels.iter().filter(|&&s| s + 2 <= seeds) {
+            if lower.has(s) {
+                continue;
+            }
+            let bar = if self.progress {
+                ProgressBar::new_spinner()
+            } else {
+                ProgressBar::hidden()
+            };
+            bar.set_message(format!(
+                "reading level {s} ({} boards) for the levels above",
+                index.level_size(s)
+            ));
+            bar.enable_steady_tick(std::time::Duration::from_millis(250));
+            let values = match self.scores_path {
+                Some(scores_path) => {
+                    let level = file::level_path(self.dir, self.id(s));
+                    let fill = |out: &mut [i8]| self.decode_into(s, lower, out);
+                    lower::scores_in_file(&scores_path(s), index.level_size(s), Some(&level), fill)?
+                }
+                None => self.decode(s, lower)?,
+            };
+            bar.finish_and_clear();
+            lower.insert(s, Arc::new(values));
+        }
+        Ok(())
+    }
+
+    /// Gives back every level `lower` holds, removing their files of scores.
+    ///
+    /// # Errors
+    /// A file that cannot be removed.
+    fn give_back(&self, lower: &mut LowerLevels) -> Result<(), SolveError> {
+        for &s in self.levels {
+            if lower.has(s) {
+                lower.remove(s);
+                if let Some(scores_path) = self.scores_path {
+                    let path = scores_path(s);
+                    fs::remove_file(&path).map_err(mapped::io(&path))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The values of level `seeds`, decoded into memory (lower bounds
+    /// resolved from the levels below, which `lower` holds).
+    ///
+    /// # Errors
+    /// As [`LowerSource::load_below`].
+    fn decode(&self, seeds: u32, lower: &LowerLevels) -> Result<Values, SolveError> {
+        let index = Index::for_pits(self.rules.pits());
+        let mut values =
+            Values::try_zeroed(index.level_size(seeds)).map_err(|source| SolveError::Io {
+                path: file::level_path(self.dir, self.id(seeds)),
+                source,
+            })?;
+        self.decode_into(seeds, lower, &mut values)?;
+        Ok(values)
+    }
+
+    /// Decodes level `seeds` into `out`, one byte per board, lower bounds
+    /// resolved from the levels below, which `lower` holds.
+    fn decode_into(
+        &self,
+        seeds: u32,
+        lower: &LowerLevels,
+        out: &mut [i8],
+    ) -> Result<(), SolveError> {
+        let path = file::level_path(self.dir, self.id(seeds));
+        let reader = LevelReader::open_expecting(&path, self.id(seeds))?;
+        reader.decode_into(out)?;
+        if reader.stored() == Stored::LowerBounds {
+            // Captures reach every level below seeds - 1, all loaded.
+            file::resolve_level_in(self.rules, seeds, 0, out, |s| {
+                lower
+                    .level(s)
+                    .expect("the levels captures reach are loaded")
+            });
+        }
+        Ok(())
+    }
+
+    fn id(&self, seeds: u32) -> LevelId {
+        LevelId {
+            rules: self.rules,
+            seeds,
+        }
+    }
+}
+
 /// The highest level of `plan` that is not complete, if any.
 fn last_missing(plan: &Plan, options: &Options) -> Option<u32> {
     let missing = |&&n: &&u32| !is_complete(plan.rules, n, options);
@@ -518,6 +649,12 @@ pub struct PlannedLevel {
     pub on_disk: bool,
     /// The lower levels read from mapped files of scores.
     pub lower_levels_in_files: bool,
+    /// On disk, with the lower levels in files: their scores are given back
+    /// while the stages run, because the disk cannot hold them beside the
+    /// level's checkpoint (they are read again from the level files for
+    /// the statistics: a little time for much disk).
+    pub spare_disk: bool,
+    /// The partitions the level is solved in.
     pub partitions: u64,
     /// On disk: the partitions kept mapped at once.
     pub resident_partitions: Option<u64>,
@@ -576,6 +713,7 @@ pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
             present,
             on_disk: false,
             lower_levels_in_files: lower_in_files && !present,
+            spare_disk: false,
             partitions: 1,
             resident_partitions: None,
             memory_bytes: 0,
@@ -586,17 +724,18 @@ pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
         if !present {
             match plan_memory(seeds, boards, lower_in_memory, options) {
                 Ok(p) => {
-                    // On disk: the partitions' files and their checkpoint
-                    // while the stages run; then the files and the values
-                    // and free bits assembled for the writer (the
-                    // checkpoint gone).
-                    let work = if p.on_disk {
-                        let cells = (boards as f64 * options.state_bytes_per_board(seeds)) as u64;
-                        (2 * cells).max(cells + boards + boards / 8)
-                    } else {
-                        0
-                    };
                     let scores = if lower_in_files { lower } else { 0 };
+                    let cells = (boards as f64 * options.state_bytes_per_board(seeds)) as u64;
+                    let disk = DiskNeeds {
+                        cells,
+                        values: boards + boards / 8,
+                        scores,
+                        level_file,
+                    };
+                    let spare = p.on_disk
+                        && scores > 0
+                        && (options.spare_disk
+                            || free_disk.is_some_and(|free| disk.holding_scores() > free));
                     let rate = if p.on_disk {
                         ON_DISK_BOARDS_PER_SECOND
                     } else {
@@ -607,7 +746,12 @@ pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
                         partitions: p.partitions,
                         resident_partitions: p.on_disk.then_some(p.resident_partitions as u64),
                         memory_bytes: p.memory_bytes,
-                        disk_bytes: work + scores + level_file,
+                        spare_disk: spare,
+                        disk_bytes: match (p.on_disk, spare) {
+                            (false, _) => scores + level_file,
+                            (true, false) => disk.holding_scores(),
+                            (true, true) => disk.sparing_scores(),
+                        },
                         estimated_seconds: boards as f64 / (rate * threads / 2.0),
                         ..row
                     };
@@ -629,6 +773,53 @@ pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
         rows.push(row);
     }
     rows
+}
+
+/// The disk a level on disk takes, from the bytes of what it keeps there.
+#[derive(Clone, Copy)]
+struct DiskNeeds {
+    /// The partitions' cells (their checkpoint takes as much again).
+    cells: u64,
+    /// The level's values and free bits, assembled for the writer.
+    values: u64,
+    /// The lower levels' files of scores.
+    scores: u64,
+    /// The level file.
+    level_file: u64,
+}
+
+impl DiskNeeds {
+    /// The most the level takes at once with the lower levels' scores held
+    /// throughout: the cells and their checkpoint while the stages run, the
+    /// cells and the assembled values after (the checkpoint gone), the
+    /// values and the level file last.
+    fn holding_scores(&self) -> u64 {
+        let DiskNeeds {
+            cells,
+            values,
+            scores,
+            level_file,
+        } = *self;
+        scores + (2 * cells).max(cells + values).max(values + level_file)
+    }
+
+    /// The same with the scores given back while the stages run: the
+    /// scores and the cells in the initial pass, the cells and their
+    /// checkpoint in the stages, the cells and the values as these are
+    /// assembled, then the values, the scores read again and the level file
+    /// (the cells gone).
+    fn sparing_scores(&self) -> u64 {
+        let DiskNeeds {
+            cells,
+            values,
+            scores,
+            level_file,
+        } = *self;
+        (scores + cells)
+            .max(2 * cells)
+            .max(cells + values)
+            .max(values + scores + level_file)
+    }
 }
 
 /// Memory the process uses besides the solver state and the lower levels: the
@@ -873,6 +1064,7 @@ mod tests {
             exact: false,
             partitions: None,
             on_disk: false,
+            spare_disk: false,
             work_dir: None,
             checkpoint_seconds: 60.0,
         }

@@ -76,6 +76,11 @@ struct Cli {
     /// checkpoints and resumes from the last one when the build is run again.
     #[arg(long)]
     on_disk: bool,
+    /// For a level on disk: give the lower levels' files of scores back
+    /// while its stages run (their room goes to the checkpoint) and read the
+    /// level files again after; done anyway when the disk cannot hold both.
+    #[arg(long)]
+    spare_disk: bool,
     /// The directory for the partitions on disk (a subdirectory per level,
     /// removed when it is complete) [default: DB/work].
     #[arg(long)]
@@ -136,6 +141,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         exact: cli.exact,
         partitions: cli.partitions,
         on_disk: cli.on_disk,
+        spare_disk: cli.spare_disk,
         work_dir: cli.work_dir.clone(),
         checkpoint_seconds: cli.checkpoint_seconds,
     };
@@ -216,6 +222,7 @@ fn print_plan(rows: &[build::PlannedLevel], json: bool) {
         let place = match (&r.refused, r.present, r.on_disk) {
             (_, true, _) => "present",
             (Some(_), _, _) => "REFUSED",
+            (None, _, true) if r.spare_disk => "disk**",
             (None, _, true) => "disk",
             (None, _, false) if r.lower_levels_in_files => "memory*",
             (None, _, false) => "memory",
@@ -246,6 +253,7 @@ fn print_plan(rows: &[build::PlannedLevel], json: bool) {
     }
     println!(
         "{todo} level(s) to build, about {} in all (* the lower levels read from files; \
+         ** and their files given back while the stages run, read again after; \
          the times are estimates from the rates measured on 2 cores, docs/scaling.md)",
         format_duration(total)
     );

@@ -140,8 +140,15 @@ fn a_build_killed_mid_level_on_disk_resumes_from_its_checkpoint() {
         assert!(child.try_wait().unwrap().is_none(), "the build ended early");
         std::thread::sleep(Duration::from_millis(10));
     }
+    // Without --spare-disk the lower levels' scores stay in files throughout
+    // (the test below asserts the opposite with it).
+    let scores = scores_files(&dir.join("work"));
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
+    assert!(
+        scores.len() >= 17,
+        "scores not held in the stages: {scores:?}"
+    );
     assert!(
         !dir.join("awari-p6-n18.awl").exists(),
         "no partial level may stand as a level"
@@ -215,4 +222,102 @@ fn the_plan_says_how_each_level_would_be_built_and_builds_nothing() {
     let args = ["--db", d, "--max-seeds", "18", "--plan", "--json"];
     let present = json_lines(&ok_stdout(&run("awari-solve", &args)));
     assert!(present.iter().all(|l| l["present"] == true));
+}
+
+#[test]
+fn a_level_sparing_the_disk_gives_the_scores_back_and_resumes_to_the_same_files() {
+    let dir = scratch("disk-spare");
+    let d = dir.to_str().unwrap();
+    let args = [
+        "--db",
+        d,
+        "--max-seeds",
+        "18",
+        "--on-disk",
+        "--spare-disk",
+        "--partitions",
+        "3",
+        "--checkpoint-seconds",
+        "0",
+        "--json",
+    ];
+    let plan = json_lines(&ok_stdout(&run(
+        "awari-solve",
+        &[&args[..], &["--plan"]].concat(),
+    )));
+    // (Level 0 has no lower level.)
+    assert!(
+        plan[1..].iter().all(|r| r["spare_disk"] == true),
+        "{plan:?}"
+    );
+    // Levels 0..=17 as the command builds them, then 18 killed mid-stage.
+    let mut first = args;
+    first[3] = "17";
+    ok_stdout(&run("awari-solve", &first));
+    let mut child = Command::new(binary("awari-solve"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let work = dir.join("work");
+    let manifest = work.join("awari-p6-n18.work").join("manifest.json");
+    let started = Instant::now();
+    let stages_done = || -> usize {
+        std::fs::read_to_string(&manifest)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .map_or(0, |m| m["stages"].as_array().map_or(0, Vec::len))
+    };
+    while stages_done() < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "level 18 never made a checkpoint"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the build ended early");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // While the stages run, no file of scores takes the disk.
+    let scores = scores_files(&work);
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    assert!(scores.is_empty(), "scores held in the stages: {scores:?}");
+
+    let lines = json_lines(&ok_stdout(&run("awari-solve", &args)));
+    let level18 = lines.iter().find(|l| l["seeds"] == 18).unwrap();
+    assert_eq!(level18["status"], "built");
+    assert!(
+        level18["resumed_from_stage"]
+            .as_u64()
+            .is_some_and(|k| k < 18),
+        "level 18 started over: {level18}"
+    );
+    assert!(
+        level18["counts_all"] == reference_counts_all(18),
+        "{level18}"
+    );
+    let files = database_files(&dir);
+    let reference = database_files(reference());
+    for s in 0..=18 {
+        let name = format!("awari-p6-n{s}.awl");
+        assert!(files[&name] == reference[&name], "{name} differs");
+    }
+    assert!(!work.exists(), "the work directory outlives the build");
+}
+
+/// The `counts_all` of level `seeds` in the reference build's statistics.
+fn reference_counts_all(seeds: u32) -> Value {
+    let path = reference().join(format!("awari-p6-n{seeds}.stats.json"));
+    let text = std::fs::read_to_string(path).unwrap();
+    serde_json::from_str::<Value>(&text).unwrap()["counts_all"].clone()
+}
+
+/// The files of scores in work directory `work`.
+fn scores_files(work: &Path) -> Vec<String> {
+    std::fs::read_dir(work)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains(".scores"))
+        .collect()
 }

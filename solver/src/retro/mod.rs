@@ -321,12 +321,55 @@ pub fn solve_level_on(
         options,
         layout,
         ranks,
+        init_only: false,
     };
-    // The initial pass and the propagation are compiled for one cell layout
-    // and one board size at a time (see `awari_dbformat::Parents`).
-    match layout {
-        CellLayout::Narrow => with_pits!(rules.pits(), P => solve::<Narrow, P>(job)),
-        CellLayout::Wide => with_pits!(rules.pits(), P => solve::<Wide, P>(job)),
+    Ok(run(job)?.expect("a level solved in full"))
+}
+
+/// Runs the initial pass of level `seeds` on disk (`options.work_dir`
+/// must be set) and leaves its partitions' files in the work directory as
+/// the state to resume from, without copying them; the lower levels are
+/// not read again when [`solve_level`] goes on from there with the same
+/// options (and may be given back meanwhile: the build does so when its
+/// disk is short). Nothing is done when the work directory holds a
+/// checkpoint of the level already.
+///
+/// # Errors
+/// As [`solve_level`]; [`SolveError::Invalid`] without a work directory.
+pub fn initialise_on_disk(
+    rules: Rules,
+    seeds: u32,
+    lower: &LowerLevels,
+    progress: &ProgressBar,
+    options: &SolveOptions,
+) -> Result<(), SolveError> {
+    if options.work_dir.is_none() {
+        return Err(SolveError::Invalid(format!(
+            "level {seeds}: an initial pass on disk needs a work directory"
+        )));
+    }
+    let job = Job {
+        rules,
+        seeds,
+        lower,
+        progress,
+        options,
+        layout: options
+            .layout
+            .unwrap_or_else(|| CellLayout::for_seeds(seeds)),
+        ranks: &OneProcess,
+        init_only: true,
+    };
+    run(job).map(|_| ())
+}
+
+/// Runs `job` in its cell layout. The initial pass and the propagation are
+/// compiled for one cell layout and one board size at a time (see
+/// `awari_dbformat::Parents`).
+fn run(job: Job) -> Result<Option<SolvedLevel>, SolveError> {
+    match job.layout {
+        CellLayout::Narrow => with_pits!(job.rules.pits(), P => solve::<Narrow, P>(job)),
+        CellLayout::Wide => with_pits!(job.rules.pits(), P => solve::<Wide, P>(job)),
     }
 }
 
@@ -340,6 +383,8 @@ struct Job<'a> {
     options: &'a SolveOptions,
     layout: CellLayout,
     ranks: &'a dyn Ranks,
+    /// Stop after the initial pass ([`initialise_on_disk`]).
+    init_only: bool,
 }
 
 /// Updates an outbox holds before it posts them to the partitions' boxes.
@@ -370,8 +415,8 @@ impl Store {
 }
 
 /// Solves `job` in cells of layout `L`, for boards of `P` pits per side
-/// (the rules' own).
-fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError> {
+/// (the rules' own); `None` when only the initial pass was asked.
+fn solve<L: Layout, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, SolveError> {
     let Job {
         rules,
         seeds,
@@ -380,6 +425,7 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
         options,
         layout,
         ranks,
+        init_only,
     } = job;
     let index = Index::for_pits(rules.pits());
     let boards = index.level_size(seeds);
@@ -465,10 +511,27 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
                 init_seconds,
                 ..identity.clone()
             };
+            if init_only {
+                // The files named, not copied: the copy is made when the
+                // level goes on, once the lower levels are given back.
+                if let Store::Disk(disk) = &mut store {
+                    let summaries: Vec<u64> =
+                        states.iter().flat_map(|s| s.summary_values()).collect();
+                    disk.name_files(&summaries, manifest)?;
+                }
+                return Ok(None);
+            }
             checkpoint(&mut store, &states, manifest)?;
             (seeds, Vec::new(), init_seconds)
         }
     };
+    if init_only {
+        return Ok(None);
+    }
+    // Resumed from the files themselves: their copy, before they change.
+    if let Store::Disk(disk) = &mut store {
+        disk.ensure_copy()?;
+    }
     let mut last_checkpoint = Instant::now();
     let io_start = crate::memory::disk_io();
 
@@ -704,7 +767,7 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
     } else {
         Vec::new()
     };
-    Ok(SolvedLevel {
+    Ok(Some(SolvedLevel {
         values,
         ranks: ranks_figures,
         free,
@@ -713,7 +776,7 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<SolvedLevel, SolveError>
         generations,
         partitions,
         resumed_from_stage: resumed.map(|m| m.next_k),
-    })
+    }))
 }
 
 /// Sends the updates in `mail` for other ranks' partitions (of `count`) to

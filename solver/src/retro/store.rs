@@ -181,12 +181,9 @@ impl DiskStore {
                     for name in store.file_names() {
                         copy(&from.join(&name), &store.dir.join(&name))?;
                     }
-                } else if found.next_k > 0 {
-                    // Stopped while the copy was made: it is made again
-                    // before the files change.
-                    let summaries = store.summaries_at(&store.dir.join("summaries"))?;
-                    store.copy_files(&summaries, found.clone())?;
                 }
+                // (Named themselves, the files are copied by `ensure_copy`
+                // before they change.)
                 Some(found)
             }
             _ => {
@@ -330,9 +327,25 @@ impl DiskStore {
         Ok(())
     }
 
+    /// When the partitions' files themselves are the state to resume from
+    /// and stages are left to run (a run stopped while their copy was made,
+    /// or after [`super::initialise_on_disk`]): makes their copy, so that
+    /// the stages may change them.
+    ///
+    /// # Errors
+    /// A file that cannot be read or written (a full disk): the files are
+    /// then still the state to resume from.
+    pub fn ensure_copy(&mut self) -> Result<(), SolveError> {
+        if self.manifest.checkpoint != LIVE || self.manifest.next_k == 0 {
+            return Ok(());
+        }
+        let summaries = self.summaries_at(&self.dir.join("summaries"))?;
+        self.copy_files(&summaries, self.manifest.clone())
+    }
+
     /// Syncs the partitions' files, writes `summaries` beside them and
     /// names them in the manifest as the state to resume from.
-    fn name_files(&mut self, summaries: &[u64], manifest: Manifest) -> Result<(), SolveError> {
+    pub fn name_files(&mut self, summaries: &[u64], manifest: Manifest) -> Result<(), SolveError> {
         for name in self.file_names() {
             let path = self.dir.join(&name);
             File::open(&path)
@@ -574,10 +587,12 @@ mod tests {
         fs::create_dir(dir.path().join(CHECKPOINT)).unwrap();
         fs::write(dir.path().join(CHECKPOINT).join("cells-0"), [1u8; 10]).unwrap();
         drop(store);
-        let (store, resumed) = open_small(dir.path());
+        let (mut store, resumed) = open_small(dir.path());
         assert_eq!(resumed.map(|m| m.next_k), Some(9));
         assert_eq!(store.summaries(2).unwrap(), [5, 6]);
         // The copy is made again before anything changes the files.
+        store.ensure_copy().unwrap();
+        assert_eq!(store.summaries(2).unwrap(), [5, 6]);
         assert_eq!(store.manifest.checkpoint, CHECKPOINT);
         let copy = fs::read(dir.path().join(CHECKPOINT).join("cells-0")).unwrap();
         assert_eq!(copy, [7u8; 4096]);
