@@ -315,7 +315,11 @@ pub fn build_on(
             }
             continue;
         }
-        lower_levels.load_below(seeds, &mut lower)?;
+        // (A level that spares the disk reads them only for what needs them.)
+        let spare_this = spare.contains(&seeds);
+        if !spare_this {
+            lower_levels.load_below(seeds, &mut lower)?;
+        }
 
         // Solve, with the memory the last level's writing held given back.
         file::release_contexts();
@@ -364,18 +368,29 @@ pub fn build_on(
             mail_bytes: level_plan.mail_bytes,
             ..retro::SolveOptions::default()
         };
-        let solved = if level_plan.on_disk && spare.contains(&seeds) {
+        let solved = if spare_this && level_plan.on_disk {
             // The disk is short for the lower levels' scores and the
-            // checkpoint together: the scores are read by the initial pass,
-            // given back while the stages run (the checkpoint takes their
-            // room), and read again for the statistics.
-            retro::initialise_on_disk(rules, seeds, &lower, &bar, &solve_options)?;
+            // checkpoint together: the scores are read by the initial pass
+            // (unless a checkpoint shows it done), given back while the
+            // stages run (the checkpoint takes their room), and read again
+            // for the statistics.
+            let initialised = retro::has_checkpoint(rules, seeds, &solve_options);
+            if !initialised {
+                lower_levels.load_below(seeds, &mut lower)?;
+                retro::initialise_on_disk(rules, seeds, &lower, &bar, &solve_options)?;
+            }
             lower_levels.give_back(&mut lower)?;
             bar.set_position(0);
-            let solved = retro::solve_level_on(rules, seeds, &lower, &bar, &solve_options, ranks)?;
+            let mut solved =
+                retro::solve_level_on(rules, seeds, &lower, &bar, &solve_options, ranks)?;
+            if !initialised {
+                // Built from the start in this run, not resumed.
+                solved.resumed_from_stage = None;
+            }
             lower_levels.load_below(seeds, &mut lower)?;
             solved
         } else {
+            lower_levels.load_below(seeds, &mut lower)?;
             retro::solve_level_on(rules, seeds, &lower, &bar, &solve_options, ranks)?
         };
         let solve_seconds = started.elapsed().as_secs_f64();

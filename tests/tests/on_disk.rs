@@ -253,7 +253,11 @@ fn a_level_sparing_the_disk_gives_the_scores_back_and_resumes_to_the_same_files(
     // Levels 0..=17 as the command builds them, then 18 killed mid-stage.
     let mut first = args;
     first[3] = "17";
-    ok_stdout(&run("awari-solve", &first));
+    let built = json_lines(&ok_stdout(&run("awari-solve", &first)));
+    assert!(
+        built.iter().all(|l| l["resumed_from_stage"].is_null()),
+        "a level built from the start says it resumed: {built:?}"
+    );
     let mut child = Command::new(binary("awari-solve"))
         .args(args)
         .stdout(Stdio::null())

@@ -363,6 +363,47 @@ pub fn initialise_on_disk(
     run(job).map(|_| ())
 }
 
+/// Whether `options.work_dir` holds a checkpoint of level `seeds` as
+/// `options` would solve it in one process (its initial pass done): solving
+/// it then reads no lower level.
+pub fn has_checkpoint(rules: Rules, seeds: u32, options: &SolveOptions) -> bool {
+    let Some(dir) = &options.work_dir else {
+        return false;
+    };
+    let layout = options
+        .layout
+        .unwrap_or_else(|| CellLayout::for_seeds(seeds));
+    let boards = Index::for_pits(rules.pits()).level_size(seeds);
+    let partitions = Partitions::new(boards, options.partitions);
+    let wanted = identity(rules, seeds, options, layout, partitions);
+    DiskStore::resumable(dir, &wanted)
+}
+
+/// What a work directory must hold for level `seeds` cut in `partitions`
+/// with `options` to resume from it: its manifest before any stage.
+fn identity(
+    rules: Rules,
+    seeds: u32,
+    options: &SolveOptions,
+    layout: CellLayout,
+    partitions: Partitions,
+) -> Manifest {
+    Manifest {
+        version: store::VERSION,
+        rules: rules.set().name().to_string(),
+        pits: rules.pits(),
+        seeds,
+        boards: partitions.boards(),
+        partition_size: partitions.size(),
+        layout: format!("{layout:?}"),
+        record_generations: options.record_generations,
+        next_k: seeds,
+        stages: Vec::new(),
+        init_seconds: 0.0,
+        checkpoint: String::new(),
+    }
+}
+
 /// Runs `job` in its cell layout. The initial pass and the propagation are
 /// compiled for one cell layout and one board size at a time (see
 /// `awari_dbformat::Parents`).
@@ -439,20 +480,7 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, Sol
         .list_entries
         .unwrap_or_else(|| default_list_entries(boards));
     let lists_each = list_entries.div_ceil(count as u64);
-    let identity = Manifest {
-        version: store::VERSION,
-        rules: rules.set().name().to_string(),
-        pits: rules.pits(),
-        seeds,
-        boards,
-        partition_size: partitions.size(),
-        layout: format!("{layout:?}"),
-        record_generations: options.record_generations,
-        next_k: seeds,
-        stages: Vec::new(),
-        init_seconds: 0.0,
-        checkpoint: String::new(),
-    };
+    let identity = identity(rules, seeds, options, layout, partitions);
     let (mut store, resumed) = match &options.work_dir {
         None => (Store::Memory, None),
         Some(dir) => {
@@ -466,6 +494,9 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, Sol
                 partitions,
                 word_bytes,
                 options.resident_partitions,
+                // (After the initial pass alone, the checkpoint's copy is
+                // made when the level goes on: see `initialise_on_disk`.)
+                if init_only { 1 } else { store::COPIES },
             )?;
             (Store::Disk(Box::new(disk)), resumed)
         }

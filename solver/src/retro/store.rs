@@ -119,7 +119,7 @@ pub(super) struct DiskStore {
 }
 
 /// The free space a level on disk asks for: its files and their checkpoint.
-const COPIES: u64 = 2;
+pub(super) const COPIES: u64 = 2;
 
 /// The manifest's `checkpoint` when the partitions' files themselves (and
 /// `summaries` beside them) are the state to resume from.
@@ -136,18 +136,20 @@ impl DiskStore {
     /// is returned too, and the partitions' files are restored from the
     /// copy (or, when the files themselves are named, the copy is made
     /// again); anything else in `dir` is removed and the files made anew,
-    /// zeroed.
+    /// zeroed. The directory must have room for `copies` copies of the
+    /// files ([`COPIES`]: the files and their checkpoint; 1 when the
+    /// checkpoint is made later, by [`DiskStore::ensure_copy`]).
     ///
     /// # Errors
     /// A directory or file that cannot be made, read or written, or too
-    /// little free space for the files and their checkpoint
-    /// ([`SolveError::Disk`]).
+    /// little free space for the copies ([`SolveError::Disk`]).
     pub fn open(
         dir: &Path,
         wanted: Manifest,
         partitions: Partitions,
         word_bytes: impl Fn(usize) -> usize,
         resident: usize,
+        copies: u64,
     ) -> Result<(DiskStore, Option<Manifest>), SolveError> {
         fs::create_dir_all(dir).map_err(io(dir))?;
         let count = partitions.count();
@@ -173,7 +175,7 @@ impl DiskStore {
                 // the run that stopped) is written over, truncated or
                 // removed, so its room counts as free: a run stopped by a
                 // full disk resumes once the room it lacked is freed.
-                store.check_space(COPIES, total, dir_bytes(&store.dir))?;
+                store.check_space(copies, total, dir_bytes(&store.dir))?;
                 remove_mail(&store.dir)?;
                 store.manifest = found.clone();
                 if found.checkpoint == CHECKPOINT {
@@ -188,7 +190,7 @@ impl DiskStore {
             }
             _ => {
                 clear_dir(&store.dir)?;
-                store.check_space(COPIES, total, 0)?;
+                store.check_space(copies, total, 0)?;
                 for (name, bytes) in store.files() {
                     allocate(&store.dir.join(name), bytes)?;
                 }
@@ -234,8 +236,15 @@ impl DiskStore {
     }
 
     fn read_manifest(&self) -> Option<Manifest> {
-        let text = fs::read_to_string(self.dir.join("manifest.json")).ok()?;
-        serde_json::from_str(&text).ok()
+        read_manifest(&self.dir)
+    }
+
+    /// Whether work directory `dir` holds a state of the level `wanted`
+    /// describes to resume from ([`DiskStore::open`] would resume it).
+    pub fn resumable(dir: &Path, wanted: &Manifest) -> bool {
+        read_manifest(dir).is_some_and(|found| {
+            found.same_level(wanted) && (found.checkpoint == LIVE || found.checkpoint == CHECKPOINT)
+        })
     }
 
     /// Maps partition `p`'s files into `states[p]` unless they are mapped,
@@ -339,6 +348,9 @@ impl DiskStore {
         if self.manifest.checkpoint != LIVE || self.manifest.next_k == 0 {
             return Ok(());
         }
+        // Room for the copy, besides what a copy there already takes.
+        let copy = dir_bytes(&self.dir.join(CHECKPOINT));
+        self.check_space(1, self.bytes(), copy)?;
         let summaries = self.summaries_at(&self.dir.join("summaries"))?;
         self.copy_files(&summaries, self.manifest.clone())
     }
@@ -433,6 +445,12 @@ impl DiskStore {
     }
 }
 
+/// The manifest in work directory `dir`, if one can be read.
+fn read_manifest(dir: &Path) -> Option<Manifest> {
+    let text = fs::read_to_string(dir.join("manifest.json")).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
 /// The bytes of the files in `dir` and below (0 for what cannot be read).
 fn dir_bytes(dir: &Path) -> u64 {
     let Ok(entries) = fs::read_dir(dir) else {
@@ -523,7 +541,7 @@ mod tests {
         let partitions = Partitions::new(1 << 20, 2);
         let wanted = manifest(1 << 20, partitions.size());
         // An exabyte of cells per partition.
-        let err = DiskStore::open(dir.path(), wanted, partitions, |_| 1 << 60, 1)
+        let err = DiskStore::open(dir.path(), wanted, partitions, |_| 1 << 60, 1, COPIES)
             .err()
             .expect("refused");
         assert!(matches!(err, SolveError::Disk { seeds: 20, .. }), "{err}");
@@ -537,7 +555,7 @@ mod tests {
         let partitions = Partitions::new(1 << 12, 2);
         let wanted = manifest(1 << 12, partitions.size());
         let (mut store, resumed) =
-            DiskStore::open(dir.path(), wanted.clone(), partitions, |_| 4096, 1).unwrap();
+            DiskStore::open(dir.path(), wanted.clone(), partitions, |_| 4096, 1, COPIES).unwrap();
         assert!(resumed.is_none());
         store
             .checkpoint(
@@ -550,7 +568,7 @@ mod tests {
             .unwrap();
         // The same level resumes at stage 7, with its summaries.
         let (store, resumed) =
-            DiskStore::open(dir.path(), wanted.clone(), partitions, |_| 4096, 1).unwrap();
+            DiskStore::open(dir.path(), wanted.clone(), partitions, |_| 4096, 1, COPIES).unwrap();
         assert_eq!(resumed.map(|m| m.next_k), Some(7));
         assert_eq!(store.summaries(3).unwrap(), [1, 2, 3]);
         // Another rule set starts over.
@@ -558,7 +576,8 @@ mod tests {
             rules: "abapa".to_string(),
             ..wanted
         };
-        let (_, resumed) = DiskStore::open(dir.path(), other, partitions, |_| 4096, 1).unwrap();
+        let (_, resumed) =
+            DiskStore::open(dir.path(), other, partitions, |_| 4096, 1, COPIES).unwrap();
         assert!(resumed.is_none());
         assert!(!dir.path().join("manifest.json").exists());
     }
@@ -567,7 +586,7 @@ mod tests {
     fn open_small(dir: &Path) -> (DiskStore, Option<Manifest>) {
         let partitions = Partitions::new(1 << 12, 2);
         let wanted = manifest(1 << 12, partitions.size());
-        DiskStore::open(dir, wanted, partitions, |_| 4096, 1).unwrap()
+        DiskStore::open(dir, wanted, partitions, |_| 4096, 1, COPIES).unwrap()
     }
 
     fn at_stage(store: &DiskStore, next_k: u32) -> Manifest {
