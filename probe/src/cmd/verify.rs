@@ -150,8 +150,8 @@ impl Placement {
     }
 }
 
-/// Plans where the levels go within `budget`: in memory when what
-/// [`memory_needed`] counts fits (and `on_disk` is not asked), else in
+/// Plans where the levels go within `budget`: in memory when
+/// `in_memory` bytes ([`memory_needed`]) fit (and `on_disk` is not asked), else in
 /// files of `work_dir`, when its file system has room for them and the
 /// budget for the largest level file (mapped while it is decoded) beside
 /// the rest of the process.
@@ -162,11 +162,11 @@ fn plan(
     tb: &awari_probe::Tablebase,
     wanted: &[u32],
     top: u32,
+    in_memory: u64,
     budget: u64,
     on_disk: bool,
     work_dir: PathBuf,
 ) -> Result<Placement, String> {
-    let in_memory = memory_needed(tb, wanted, top);
     if !on_disk && in_memory <= budget {
         return Ok(Placement::Memory);
     }
@@ -335,7 +335,16 @@ pub fn run(args: Args) -> CmdResult {
         1 => work_dir,
         _ => work_dir.join(format!("rank-{}", ranks.rank())),
     };
-    let placement = plan(&tb, &wanted, top, budget, args.on_disk, work_dir)?;
+    let needed_in_memory = memory_needed(&tb, &wanted, top);
+    let placement = plan(
+        &tb,
+        &wanted,
+        top,
+        needed_in_memory,
+        budget,
+        args.on_disk,
+        work_dir,
+    )?;
     // What this process prints as it goes (with one rank; else rank 0 at the end).
     let talk = !args.json && ranks.size() == 1;
     let in_memory = matches!(placement, Placement::Memory);
@@ -344,7 +353,7 @@ pub fn run(args: Args) -> CmdResult {
         println!(
             "levels in files of the work directory (a budget of {}; in memory it would need about {})",
             format_size(budget),
-            format_size(memory_needed(&tb, &wanted, top))
+            format_size(needed_in_memory)
         );
     }
     let started = Instant::now();
@@ -456,6 +465,8 @@ pub fn run(args: Args) -> CmdResult {
             "ok": ok,
             "rules": rules.set().name(),
             "levels_in_files": !in_memory,
+            // The resident set's peak, as `/usr/bin/time -v` reports it.
+            "peak_memory_bytes": memory::peak_resident().unwrap_or(0),
             "pits": rules.pits(),
             "seconds": started.elapsed().as_secs_f64(),
             "levels": checks.iter().map(|(c, sums, secs)| serde_json::json!({
