@@ -82,6 +82,21 @@ impl HugeArray {
         }
     }
 
+    /// Advises the kernel that bytes `range` of an array mapped from a file
+    /// are read soon (`MADV_WILLNEED`: their pages are read ahead in large
+    /// reads, without waiting for them); advice only, and none for an array
+    /// in memory.
+    pub fn will_need(&self, range: std::ops::Range<usize>) {
+        const PAGE: usize = 4096;
+        if let (Some(map), true) = (&self.map, self.from_file) {
+            let start = range.start / PAGE * PAGE;
+            let end = range.end.min(self.len);
+            if end > start {
+                let _ = map.advise_range(Advice::WillNeed, start, end - start);
+            }
+        }
+    }
+
     /// The array as `len / size_of::<T>()` values of `T` (a tail too short for
     /// one is left out).
     ///
@@ -255,6 +270,14 @@ impl<T: Plain> PerBoard<T> {
             array,
             of: PhantomData,
         }
+    }
+
+    /// Advises the kernel that the numbers of boards `range` are read soon
+    /// ([`HugeArray::will_need`]).
+    pub fn will_need(&self, range: std::ops::Range<u64>) {
+        let size = std::mem::size_of::<T>();
+        self.array
+            .will_need(range.start as usize * size..range.end as usize * size);
     }
 
     /// The bytes of the numbers (and of a tail too short for one), to be

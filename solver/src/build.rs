@@ -366,6 +366,12 @@ pub fn build_on(
             checkpoint_seconds: options.checkpoint_seconds,
             resident_partitions: level_plan.resident_partitions,
             mail_bytes: level_plan.mail_bytes,
+            // On disk with the lower levels in files, the initial pass
+            // reads the children in order: the files are then likely larger
+            // than the page cache (level 36: 31 GiB of scores), and reads
+            // at random would wait for the disk one by one.
+            sorted_lookups: (level_plan.on_disk && lower_in_files)
+                .then(|| level_plan.lookups_within(options.memory)),
             ..retro::SolveOptions::default()
         };
         let solved = if spare_this && level_plan.on_disk {
@@ -961,6 +967,19 @@ fn plan_memory(
         mail_bytes: mail,
         memory_bytes: budget - spare + list_bytes(list_entries),
     })
+}
+
+impl LevelPlan {
+    /// The lookups the initial pass may hold at once when it sorts them
+    /// (see `retro::SolveOptions::sorted_lookups`), within `budget`: the
+    /// room the frontier lists and the mail take later (neither is used
+    /// yet), at 24 bytes a lookup (16, and the board's cell and best value
+    /// while its window is open), and at least 64 MiB's worth.
+    fn lookups_within(&self, budget: u64) -> usize {
+        let lists = self.list_entries * retro::LIVE_GENERATIONS * retro::LIST_ENTRY_BYTES;
+        let spare = budget.saturating_sub(self.memory_bytes) + lists + self.mail_bytes;
+        (spare.max(64 << 20) / 24) as usize
+    }
 }
 
 /// The bytes read from and written to storage since `before`

@@ -116,6 +116,13 @@ impl LowerLevels {
         &self.loaded(seeds)[i as usize]
     }
 
+    /// Advises that the values of boards `range` of loaded level `seeds`
+    /// are read soon (their file's pages read ahead: see
+    /// [`awari_dbformat::huge::HugeArray::will_need`]).
+    pub fn will_need(&self, seeds: u32, range: std::ops::Range<u64>) {
+        self.loaded(seeds).will_need(range);
+    }
+
     /// The values of `board`'s level, which must be loaded.
     #[inline]
     fn level_of(&self, board: &Board) -> &Values {

@@ -129,3 +129,30 @@ fn partitions_on_disk_solve_alike_and_leave_no_work_directory() {
     let left: Vec<_> = std::fs::read_dir(scratch.path()).unwrap().collect();
     assert!(left.is_empty(), "work directories left: {left:?}");
 }
+
+#[test]
+fn the_initial_pass_with_its_lookups_sorted_solves_alike() {
+    // Windows of 1,000 lookups (a window is at least one chunk of boards)
+    // and of 10 million (one window a level), in memory and on disk.
+    let scratch = tempfile::tempdir().unwrap();
+    for set in RuleSet::ALL {
+        let rules = Rules::new(set, 6).unwrap();
+        let sorted = |max: usize, partitions: u64| SolveOptions {
+            sorted_lookups: Some(max),
+            ..partitioned(partitions)
+        };
+        let on_disk = SolveOptions {
+            work_dir: Some(scratch.path().join(format!("work-{set}"))),
+            checkpoint_seconds: 0.0,
+            ..sorted(1000, 3)
+        };
+        let variants = [
+            partitioned(1),
+            sorted(1000, 1),
+            sorted(10_000_000, 1),
+            sorted(1000, 16),
+            on_disk,
+        ];
+        assert_same(rules, 12, &variants);
+    }
+}

@@ -244,6 +244,11 @@ pub struct SolveOptions {
     /// partitions held in memory (8 per update); the rest wait in files of
     /// the work directory.
     pub mail_bytes: u64,
+    /// The initial pass reads the captures' children in their order, at
+    /// most this many lookups held at once (16 bytes each); `None`: as the
+    /// boards are generated. Sorted is the way for lower levels in files
+    /// larger than the page cache; the cells are the same either way.
+    pub sorted_lookups: Option<usize>,
 }
 
 impl Default for SolveOptions {
@@ -257,6 +262,7 @@ impl Default for SolveOptions {
             checkpoint_seconds: 60.0,
             resident_partitions: usize::MAX,
             mail_bytes: u64::MAX,
+            sorted_lookups: None,
         }
     }
 }
@@ -533,8 +539,11 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, Sol
         _ => {
             let started = Instant::now();
             for p in (0..count).filter(|&p| owned(p)) {
-                store.with(p, &mut states, |state| {
-                    init::init::<L, P>(rules, seeds, index, lower, state, progress)
+                store.with(p, &mut states, |state| match options.sorted_lookups {
+                    Some(max) => {
+                        init::init_sorted::<L, P>(rules, seeds, index, lower, state, progress, max)
+                    }
+                    None => init::init::<L, P>(rules, seeds, index, lower, state, progress),
                 })?;
             }
             let init_seconds = started.elapsed().as_secs_f64();
