@@ -121,25 +121,7 @@ fn a_build_killed_mid_level_on_disk_resumes_from_its_checkpoint() {
         .spawn()
         .unwrap();
     // Kill -9 once level 18 has a checkpoint past two stages.
-    let manifest = dir
-        .join("work")
-        .join("awari-p6-n18.work")
-        .join("manifest.json");
-    let started = Instant::now();
-    let stages_done = || -> usize {
-        std::fs::read_to_string(&manifest)
-            .ok()
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-            .map_or(0, |m| m["stages"].as_array().map_or(0, Vec::len))
-    };
-    while stages_done() < 2 {
-        assert!(
-            started.elapsed() < Duration::from_secs(600),
-            "level 18 never made a checkpoint"
-        );
-        assert!(child.try_wait().unwrap().is_none(), "the build ended early");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_two_stages_of_18(&dir.join("work"), &mut child);
     // Without --spare-disk the lower levels' scores stay in files throughout
     // (the test below asserts the opposite with it).
     let scores = scores_files(&dir.join("work"));
@@ -273,22 +255,7 @@ fn a_level_sparing_the_disk_gives_the_scores_back_and_resumes_to_the_same_files(
         .spawn()
         .unwrap();
     let work = dir.join("work");
-    let manifest = work.join("awari-p6-n18.work").join("manifest.json");
-    let started = Instant::now();
-    let stages_done = || -> usize {
-        std::fs::read_to_string(&manifest)
-            .ok()
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-            .map_or(0, |m| m["stages"].as_array().map_or(0, Vec::len))
-    };
-    while stages_done() < 2 {
-        assert!(
-            started.elapsed() < Duration::from_secs(600),
-            "level 18 never made a checkpoint"
-        );
-        assert!(child.try_wait().unwrap().is_none(), "the build ended early");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_two_stages_of_18(&work, &mut child);
     // While the stages run, no file of scores takes the disk.
     let scores = scores_files(&work);
     child.kill().unwrap(); // SIGKILL
@@ -332,4 +299,25 @@ fn scores_files(work: &Path) -> Vec<String> {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|name| name.contains(".scores"))
         .collect()
+}
+
+/// Waits until level 18's manifest in work directory `work` counts two
+/// stages done, `child` (the build) still running.
+fn wait_for_two_stages_of_18(work: &Path, child: &mut std::process::Child) {
+    let manifest = work.join("awari-p6-n18.work").join("manifest.json");
+    let started = Instant::now();
+    let stages_done = || -> usize {
+        std::fs::read_to_string(&manifest)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .map_or(0, |m| m["stages"].as_array().map_or(0, Vec::len))
+    };
+    while stages_done() < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "level 18 never made a checkpoint"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the build ended early");
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }

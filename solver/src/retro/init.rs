@@ -36,16 +36,7 @@ pub(super) fn init<L: Layout, const P: usize>(
 ) {
     progress.set_message("captures");
     let first = state.start;
-    // A board without a move: the opponent takes every seed, `B = -n`, and
-    // the board is lost at stage n. Under cross-wari the seeds go to no one
-    // and it is worth 0: no exit, no quiet move, so it is never decided and
-    // ends as 0, and (its `B` not being 0) is not taken for one a capture
-    // reaches.
-    let no_move = if rules.set().end_leaves_seeds_to_no_one() {
-        L::NO_EXIT
-    } else {
-        rules.value_without_moves(seeds).get()
-    };
+    let no_move = no_move::<L>(rules, seeds);
     rayon::iter::ParallelIterator::for_each(state.chunks(), |(start, boards, words)| {
         // The chunk's cells, made here and packed into its words at the end.
         let mut cells = vec![
@@ -95,6 +86,19 @@ pub(super) fn init<L: Layout, const P: usize>(
     }
 }
 
+/// The `B` of a board without a move: the opponent takes every seed,
+/// `B = -n`, and the board is lost at stage n. Under cross-wari the seeds go
+/// to no one and it is worth 0: no exit, no quiet move, so it is never
+/// decided and ends as 0, and (its `B` not being 0) is not taken for one a
+/// capture reaches.
+fn no_move<L: Layout>(rules: Rules, seeds: u32) -> i8 {
+    if rules.set().end_leaves_seeds_to_no_one() {
+        L::NO_EXIT
+    } else {
+        rules.value_without_moves(seeds).get()
+    }
+}
+
 /// A capture waiting for its child's value in [`init_sorted`]: the child
 /// (its level above [`LEVEL_SHIFT`], its index below), the capturing board
 /// (its place in the window) and what the capture adds.
@@ -130,11 +134,7 @@ pub(super) fn init_sorted<L: Layout, const P: usize>(
 ) {
     progress.set_message("captures, sorted by child");
     let first = state.start;
-    let no_move = if rules.set().end_leaves_seeds_to_no_one() {
-        L::NO_EXIT
-    } else {
-        rules.value_without_moves(seeds).get()
-    };
+    let no_move = no_move::<L>(rules, seeds);
     let chunks: Vec<(u64, usize, &[std::sync::atomic::AtomicU64])> = state.chunks().collect();
     // Lookups per board, as measured in the last window (a guess at first).
     let mut per_board = 2.0f64;

@@ -312,9 +312,7 @@ pub fn solve_level_on(
              built for more than one rank yet: give each rank more --memory"
         )));
     }
-    let layout = options
-        .layout
-        .unwrap_or_else(|| CellLayout::for_seeds(seeds));
+    let layout = layout_for(seeds, options);
     assert!(
         layout.holds(seeds),
         "{layout:?} cells cannot hold level {seeds}"
@@ -360,9 +358,7 @@ pub fn initialise_on_disk(
         lower,
         progress,
         options,
-        layout: options
-            .layout
-            .unwrap_or_else(|| CellLayout::for_seeds(seeds)),
+        layout: layout_for(seeds, options),
         ranks: &OneProcess,
         init_only: true,
     };
@@ -376,9 +372,7 @@ pub fn has_checkpoint(rules: Rules, seeds: u32, options: &SolveOptions) -> bool 
     let Some(dir) = &options.work_dir else {
         return false;
     };
-    let layout = options
-        .layout
-        .unwrap_or_else(|| CellLayout::for_seeds(seeds));
+    let layout = layout_for(seeds, options);
     let boards = Index::for_pits(rules.pits()).level_size(seeds);
     let partitions = Partitions::new(boards, options.partitions);
     let wanted = identity(rules, seeds, options, layout, partitions);
@@ -408,6 +402,14 @@ fn identity(
         init_seconds: 0.0,
         checkpoint: String::new(),
     }
+}
+
+/// The cell layout `options` asks for level `seeds`: its own, else the
+/// smallest that holds the level.
+fn layout_for(seeds: u32, options: &SolveOptions) -> CellLayout {
+    options
+        .layout
+        .unwrap_or_else(|| CellLayout::for_seeds(seeds))
 }
 
 /// Runs `job` in its cell layout. The initial pass and the propagation are
