@@ -178,6 +178,10 @@ pub struct LevelReport {
     /// when every stage was done and only the values were left to write).
     #[serde(default)]
     pub resumed_from_stage: Option<u32>,
+    /// The boards whose initial pass a stopped run had checkpointed, taken
+    /// from that checkpoint (0 when the pass ran whole in one run).
+    #[serde(default)]
+    pub resumed_initial_boards: u64,
     /// Whether the initial pass read the captures' children in their order
     /// (`retro::SolveOptions::sorted_lookups`) rather than at random.
     #[serde(default)]
@@ -397,17 +401,21 @@ pub fn build_on(
             // stages run (the checkpoint takes their room), and read again
             // for the statistics.
             let initialised = retro::has_checkpoint(rules, seeds, &solve_options);
+            let mut resumed_initial_boards = 0;
             if !initialised {
                 lower_levels.load_below(seeds, &mut lower)?;
-                retro::initialise_on_disk(rules, seeds, &lower, &bar, &solve_options)?;
+                resumed_initial_boards =
+                    retro::initialise_on_disk(rules, seeds, &lower, &bar, &solve_options)?;
             }
             lower_levels.give_back(&mut lower)?;
             bar.set_position(0);
             let mut solved =
                 retro::solve_level_on(rules, seeds, &lower, &bar, &solve_options, ranks)?;
             if !initialised {
-                // Built from the start in this run, not resumed.
+                // Initialised in this run (whole, or from a checkpoint of
+                // the pass), not resumed after it.
                 solved.resumed_from_stage = None;
+                solved.resumed_initial_boards = resumed_initial_boards;
             }
             lower_levels.load_below(seeds, &mut lower)?;
             solved
@@ -469,6 +477,7 @@ pub fn build_on(
             partitions: solved.partitions.count() as u64,
             on_disk: level_plan.on_disk,
             resumed_from_stage: solved.resumed_from_stage,
+            resumed_initial_boards: solved.resumed_initial_boards,
             sorted_lookups: solve_options.sorted_lookups.is_some(),
             ranks: solved.ranks.clone(),
             ..make_report_shell(rules, seeds, boards, solved.stages)
@@ -533,11 +542,12 @@ fn level_file_bytes(boards: u64) -> u64 {
     boards * 26 / 80
 }
 
-/// True when level `seeds` is complete in `options.dir`: its file and its
-/// statistics are present.
+/// True when level `seeds` is complete in `options.dir`: its file is
+/// present (it is renamed into place once whole; statistics missing beside
+/// it, from a run stopped while it counted them, are counted again without
+/// solving the level).
 fn is_complete(rules: Rules, seeds: u32, options: &Options) -> bool {
-    let path = file::level_path(&options.dir, LevelId { rules, seeds });
-    path.exists() && stats_path(&path).exists()
+    file::level_path(&options.dir, LevelId { rules, seeds }).exists()
 }
 
 /// Where the lower levels are read from when a level needs them: their
@@ -1035,6 +1045,7 @@ fn make_report_shell(rules: Rules, seeds: u32, boards: u64, stages: Vec<Stage>) 
         partitions: 1,
         on_disk: false,
         resumed_from_stage: None,
+        resumed_initial_boards: 0,
         sorted_lookups: false,
         disk_read_bytes: 0,
         disk_written_bytes: 0,

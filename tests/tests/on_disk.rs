@@ -1,6 +1,7 @@
 //! End-to-end: levels solved in partitions kept on disk (`--on-disk`) write
 //! the same files as levels solved in memory, and a build killed in the middle
-//! of a level resumes from its last checkpoint to the same files.
+//! of a level (in its stages, or in its initial pass) resumes from its last
+//! checkpoint to the same files.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -90,18 +91,7 @@ fn a_build_killed_mid_level_on_disk_resumes_from_its_checkpoint() {
     let dir = scratch("disk-resume");
     let d = dir.to_str().unwrap();
     // Levels 0..=16 as built in memory; 17 and 18 on disk.
-    for (name, bytes) in database_files(reference()) {
-        let seeds: u32 = name
-            .trim_start_matches("awari-p6-n")
-            .split('.')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
-        if seeds <= 16 && name.ends_with(".awl") {
-            std::fs::write(dir.join(name), bytes).unwrap();
-        }
-    }
+    copy_reference_levels(&dir, 16);
     let args = [
         "--db",
         d,
@@ -121,7 +111,7 @@ fn a_build_killed_mid_level_on_disk_resumes_from_its_checkpoint() {
         .spawn()
         .unwrap();
     // Kill -9 once level 18 has a checkpoint past two stages.
-    wait_for_two_stages_of_18(&dir.join("work"), &mut child);
+    wait_for_level_18(&dir.join("work"), &mut child, two_stages_done);
     // Without --spare-disk the lower levels' scores stay in files throughout
     // (the test below asserts the opposite with it).
     let scores = scores_files(&dir.join("work"));
@@ -255,7 +245,7 @@ fn a_level_sparing_the_disk_gives_the_scores_back_and_resumes_to_the_same_files(
         .spawn()
         .unwrap();
     let work = dir.join("work");
-    wait_for_two_stages_of_18(&work, &mut child);
+    wait_for_level_18(&work, &mut child, two_stages_done);
     // While the stages run, no file of scores takes the disk.
     let scores = scores_files(&work);
     child.kill().unwrap(); // SIGKILL
@@ -271,6 +261,71 @@ fn a_level_sparing_the_disk_gives_the_scores_back_and_resumes_to_the_same_files(
             .is_some_and(|k| k < 18),
         "level 18 started over: {level18}"
     );
+    assert!(
+        level18["counts_all"] == reference_counts_all(18),
+        "{level18}"
+    );
+    let files = database_files(&dir);
+    let reference = database_files(reference());
+    for s in 0..=18 {
+        let name = format!("awari-p6-n{s}.awl");
+        assert!(files[&name] == reference[&name], "{name} differs");
+    }
+    assert!(!work.exists(), "the work directory outlives the build");
+}
+
+#[test]
+fn a_build_killed_in_its_initial_pass_resumes_the_pass_to_the_same_files() {
+    let dir = scratch("disk-resume-initial");
+    let d = dir.to_str().unwrap();
+    copy_reference_levels(&dir, 17);
+    // 64 partitions, the pass checkpointed after each (a window of sorted
+    // lookups each: with --spare-disk in a budget beyond the machine).
+    let args = [
+        "--db",
+        d,
+        "--max-seeds",
+        "18",
+        "--on-disk",
+        "--spare-disk",
+        "--memory",
+        "1000G",
+        "--partitions",
+        "64",
+        "--checkpoint-seconds",
+        "0",
+        "--json",
+    ];
+    let mut child = Command::new(binary("awari-solve"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let work = dir.join("work");
+    wait_for_level_18(&work, &mut child, |m| m["checkpoint"] == "initial");
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    // (Read once the build is dead: the state the rerun finds.)
+    let manifest = manifest_of_18(&work);
+    assert_eq!(
+        manifest["checkpoint"], "initial",
+        "the pass ended before the kill: {manifest}"
+    );
+    let initialised: u64 = manifest["initialised"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_u64().unwrap())
+        .sum();
+    let boards = manifest["boards"].as_u64().unwrap();
+    assert!(0 < initialised && initialised < boards, "{manifest}");
+
+    let lines = json_lines(&ok_stdout(&run("awari-solve", &args)));
+    let level18 = lines.iter().find(|l| l["seeds"] == 18).unwrap();
+    assert_eq!(level18["status"], "built");
+    assert_eq!(level18["resumed_initial_boards"], initialised, "{level18}");
+    assert!(level18["resumed_from_stage"].is_null(), "{level18}");
     assert!(
         level18["counts_all"] == reference_counts_all(18),
         "{level18}"
@@ -301,21 +356,44 @@ fn scores_files(work: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Waits until level 18's manifest in work directory `work` counts two
-/// stages done, `child` (the build) still running.
-fn wait_for_two_stages_of_18(work: &Path, child: &mut std::process::Child) {
+/// Copies the level files 0..=`max` of the reference build into `dir`.
+fn copy_reference_levels(dir: &Path, max: u32) {
+    for (name, bytes) in database_files(reference()) {
+        let seeds: u32 = name
+            .trim_start_matches("awari-p6-n")
+            .split('.')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        if seeds <= max && name.ends_with(".awl") {
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
+    }
+}
+
+/// Level 18's manifest in work directory `work` (`Null` when none can be read).
+fn manifest_of_18(work: &Path) -> Value {
     let manifest = work.join("awari-p6-n18.work").join("manifest.json");
+    std::fs::read_to_string(manifest)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// Whether `manifest` counts two stages done.
+fn two_stages_done(manifest: &Value) -> bool {
+    manifest["stages"].as_array().map_or(0, Vec::len) >= 2
+}
+
+/// Waits until level 18's manifest in work directory `work` is `ready`,
+/// `child` (the build) still running.
+fn wait_for_level_18(work: &Path, child: &mut std::process::Child, ready: fn(&Value) -> bool) {
     let started = Instant::now();
-    let stages_done = || -> usize {
-        std::fs::read_to_string(&manifest)
-            .ok()
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-            .map_or(0, |m| m["stages"].as_array().map_or(0, Vec::len))
-    };
-    while stages_done() < 2 {
+    while !ready(&manifest_of_18(work)) {
         assert!(
             started.elapsed() < Duration::from_secs(600),
-            "level 18 never made a checkpoint"
+            "level 18 never made the checkpoint waited for"
         );
         assert!(child.try_wait().unwrap().is_none(), "the build ended early");
         std::thread::sleep(Duration::from_millis(10));

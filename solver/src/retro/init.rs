@@ -10,6 +10,7 @@
 //! each wait for the disk (about 18,000 a second here, against 1.4 GB a
 //! second read in order).
 
+use std::ops::Range;
 use std::sync::atomic::AtomicI8;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -21,23 +22,87 @@ use rayon::prelude::*;
 
 use super::state::{State, SUMMARY_WORDS};
 use crate::cells::{Cell, Layout};
+use crate::error::SolveError;
 use crate::lower::LowerLevels;
 
-/// The initial pass over `state`'s boards of level `seeds`: each board's
-/// cell gets `B` (or [`Layout::NO_EXIT`]) and its count of quiet moves, and
-/// each run of words its summary.
-pub(super) fn init<L: Layout, const P: usize>(
+/// What a partition's initial pass reports after each window of boards:
+/// the boards of the partition done so far (from its first). It may
+/// checkpoint them; an error it returns stops the pass.
+pub(super) type AfterWindow<'a> = dyn FnMut(u64) -> Result<(), SolveError> + 'a;
+
+/// Boards of a window of [`init`] when the pass is checkpointed (a whole
+/// number of chunks).
+const INIT_WINDOW_CHUNKS: u64 = 2048;
+
+/// The initial pass over `state`'s boards of level `seeds` from local board
+/// `from` (0, or where a stopped run left it: the end of a window) to the
+/// last: with `sorted_lookups`, as [`init_sorted`] in its windows; else as
+/// [`init`], in windows of [`INIT_WINDOW_CHUNKS`] chunks when `windows`
+/// (a level on disk, checkpointed as it goes), in one otherwise.
+/// `after_window` is called after each window.
+///
+/// # Errors
+/// The first error `after_window` returns.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn initialise<L: Layout, const P: usize>(
     rules: Rules,
     seeds: u32,
     index: &Index,
     lower: &LowerLevels,
     state: &State<L>,
     progress: &ProgressBar,
+    sorted_lookups: Option<usize>,
+    windows: bool,
+    from: u64,
+    after_window: &mut AfterWindow,
+) -> Result<(), SolveError> {
+    if let Some(max) = sorted_lookups {
+        return init_sorted::<L, P>(
+            rules,
+            seeds,
+            index,
+            lower,
+            state,
+            progress,
+            max,
+            from,
+            after_window,
+        );
+    }
+    let window = if windows {
+        INIT_WINDOW_CHUNKS * State::<L>::CHUNK
+    } else {
+        state.size
+    };
+    let mut at = from;
+    while at < state.size {
+        let end = (at + window).min(state.size);
+        init::<L, P>(rules, seeds, index, lower, state, progress, at..end);
+        after_window(end)?;
+        at = end;
+    }
+    Ok(())
+}
+
+/// The initial pass over `state`'s boards `boards` (local indices, from the
+/// start of a chunk to the start of another or the end) of level `seeds`:
+/// each board's cell gets `B` (or [`Layout::NO_EXIT`]) and its count of
+/// quiet moves, and each run of words its summary.
+fn init<L: Layout, const P: usize>(
+    rules: Rules,
+    seeds: u32,
+    index: &Index,
+    lower: &LowerLevels,
+    state: &State<L>,
+    progress: &ProgressBar,
+    boards: Range<u64>,
 ) {
     progress.set_message("captures");
     let first = state.start;
     let no_move = no_move::<L>(rules, seeds);
-    rayon::iter::ParallelIterator::for_each(state.chunks(), |(start, boards, words)| {
+    let chunks = chunk_range::<L>(state, boards);
+    let tasks = state.chunks().skip(chunks.start).take(chunks.len());
+    rayon::iter::ParallelIterator::for_each(tasks, |(start, boards, words)| {
         // The chunk's cells, made here and packed into its words at the end.
         let mut cells = vec![
             Cell {
@@ -86,6 +151,17 @@ pub(super) fn init<L: Layout, const P: usize>(
     }
 }
 
+/// The chunks ([`State::chunks`]) that hold local boards `boards`, which
+/// start a chunk and end one (or the partition).
+fn chunk_range<L: Layout>(state: &State<L>, boards: Range<u64>) -> Range<usize> {
+    let chunk = State::<L>::CHUNK;
+    debug_assert!(
+        boards.start.is_multiple_of(chunk)
+            && (boards.end.is_multiple_of(chunk) || boards.end == state.size)
+    );
+    (boards.start / chunk) as usize..boards.end.div_ceil(chunk) as usize
+}
+
 /// The `B` of a board without a move: the opponent takes every seed,
 /// `B = -n`, and the board is lost at stage n. Under cross-wari the seeds go
 /// to no one and it is worth 0: no exit, no quiet move, so it is never
@@ -119,11 +195,16 @@ const LOOKUP_RUN: usize = 1 << 16;
 
 /// [`init`] with the captures' lookups sorted by child, in windows of the
 /// partition's boards holding at most `max_lookups` lookups (16 bytes each;
-/// at least one chunk of boards a window): each window's lookups are
-/// collected, sorted, read in runs (each run's children's pages read ahead
-/// first), their best value kept per board, and the window's cells stored.
-/// The cells and summaries are those of [`init`].
-pub(super) fn init_sorted<L: Layout, const P: usize>(
+/// at least one chunk of boards a window), from local board `from` (the
+/// start of a chunk): each window's lookups are collected, sorted, read in
+/// runs (each run's children's pages read ahead first), their best value
+/// kept per board, and the window's cells stored; then `after_window` is
+/// told the boards done. The cells and summaries are those of [`init`].
+///
+/// # Errors
+/// The first error `after_window` returns.
+#[allow(clippy::too_many_arguments)]
+fn init_sorted<L: Layout, const P: usize>(
     rules: Rules,
     seeds: u32,
     index: &Index,
@@ -131,14 +212,16 @@ pub(super) fn init_sorted<L: Layout, const P: usize>(
     state: &State<L>,
     progress: &ProgressBar,
     max_lookups: usize,
-) {
+    from: u64,
+    after_window: &mut AfterWindow,
+) -> Result<(), SolveError> {
     progress.set_message("captures, sorted by child");
     let first = state.start;
     let no_move = no_move::<L>(rules, seeds);
     let chunks: Vec<(u64, usize, &[std::sync::atomic::AtomicU64])> = state.chunks().collect();
     // Lookups per board, as measured in the last window (a guess at first).
     let mut per_board = 2.0f64;
-    let mut at = 0;
+    let mut at = chunk_range::<L>(state, from..state.size).start;
     while at < chunks.len() {
         // The window: as many chunks as the lookups expected allow.
         let mut end = at + 1;
@@ -230,10 +313,13 @@ pub(super) fn init_sorted<L: Layout, const P: usize>(
         );
         per_board = (total as f64 / boards as f64).max(0.01);
         at = end;
+        let (last_start, last_boards, _) = chunks[end - 1];
+        after_window(last_start + last_boards as u64)?;
     }
     if resident::ceiling().is_some() {
         resident::release_file_pages();
     }
+    Ok(())
 }
 
 /// Reads ahead the pages of the children of `run` (sorted by child), level

@@ -201,6 +201,10 @@ pub struct SolvedLevel {
     /// count when only the initial pass had been done, 0 when every stage
     /// had been).
     pub resumed_from_stage: Option<u32>,
+    /// The boards whose initial pass a stopped run had done and this one
+    /// took from its checkpoint (0 when the initial pass ran whole here, or
+    /// was done before: see `resumed_from_stage`).
+    pub resumed_initial_boards: u64,
 }
 
 /// How a level is solved. The values, the free bits and the generations are
@@ -336,7 +340,9 @@ pub fn solve_level_on(
 /// not read again when [`solve_level`] goes on from there with the same
 /// options (and may be given back meanwhile: the build does so when its
 /// disk is short). Nothing is done when the work directory holds a
-/// checkpoint of the level already.
+/// checkpoint of the level already; a pass a stopped run checkpointed
+/// part of goes on from there. Returns the boards taken from that
+/// checkpoint (0 when the pass ran whole).
 ///
 /// # Errors
 /// As [`solve_level`]; [`SolveError::Invalid`] without a work directory.
@@ -346,23 +352,33 @@ pub fn initialise_on_disk(
     lower: &LowerLevels,
     progress: &ProgressBar,
     options: &SolveOptions,
-) -> Result<(), SolveError> {
-    if options.work_dir.is_none() {
+) -> Result<u64, SolveError> {
+    let Some(dir) = &options.work_dir else {
         return Err(SolveError::Invalid(format!(
             "level {seeds}: an initial pass on disk needs a work directory"
         )));
-    }
+    };
+    let layout = layout_for(seeds, options);
+    let boards = Index::for_pits(rules.pits()).level_size(seeds);
+    let wanted = identity(
+        rules,
+        seeds,
+        options,
+        layout,
+        Partitions::new(boards, options.partitions),
+    );
+    let resumed = DiskStore::initialised(dir, &wanted);
     let job = Job {
         rules,
         seeds,
         lower,
         progress,
         options,
-        layout: layout_for(seeds, options),
+        layout,
         ranks: &OneProcess,
         init_only: true,
     };
-    run(job).map(|_| ())
+    run(job).map(|_| resumed)
 }
 
 /// Whether `options.work_dir` holds a checkpoint of level `seeds` as
@@ -401,6 +417,7 @@ fn identity(
         stages: Vec::new(),
         init_seconds: 0.0,
         checkpoint: String::new(),
+        initialised: Vec::new(),
     }
 }
 
@@ -524,31 +541,79 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, Sol
         .collect();
 
     // The initial pass, or the checkpoint that follows it.
-    let (first_k, mut stages, init_seconds) = match (&resumed, &store) {
-        (Some(manifest), Store::Disk(disk)) => {
-            let lengths: Vec<usize> = states.iter().map(|s| s.summaries.len()).collect();
-            let all = disk.summaries(lengths.iter().sum())?;
-            let mut at = 0;
-            for (state, len) in states.iter_mut().zip(lengths) {
-                state.set_summaries(&all[at..at + len]);
-                at += len;
-            }
+    let mut resumed_initial_boards = 0;
+    let (first_k, mut stages, init_seconds) = match (&resumed, &mut store) {
+        (Some(manifest), Store::Disk(disk)) if !manifest.is_initial() => {
+            restore_summaries(disk, &mut states)?;
             let decided: u64 = manifest.stages.iter().map(|s| s.wins + s.losses).sum();
             progress.inc(boards + decided);
             let first_k = manifest.next_k;
             (first_k, manifest.stages.clone(), manifest.init_seconds)
         }
         _ => {
-            let started = Instant::now();
-            for p in (0..count).filter(|&p| owned(p)) {
-                store.with(p, &mut states, |state| match options.sorted_lookups {
-                    Some(max) => {
-                        init::init_sorted::<L, P>(rules, seeds, index, lower, state, progress, max)
-                    }
-                    None => init::init::<L, P>(rules, seeds, index, lower, state, progress),
-                })?;
+            // From where a stopped run left the pass, if it did.
+            let (mut initialised, seconds_before) = match (&resumed, &mut store) {
+                (Some(manifest), Store::Disk(disk)) => {
+                    restore_summaries(disk, &mut states)?;
+                    (manifest.initialised.clone(), manifest.init_seconds)
+                }
+                _ => (vec![0; count], 0.0),
+            };
+            if initialised.len() != count {
+                return Err(SolveError::Invalid(format!(
+                    "level {seeds}: a checkpoint of the initial pass for {} partitions, not {count}",
+                    initialised.len()
+                )));
             }
-            let init_seconds = started.elapsed().as_secs_f64();
+            resumed_initial_boards = initialised.iter().sum();
+            progress.inc(resumed_initial_boards);
+            let started = Instant::now();
+            let mut last_checkpoint = Instant::now();
+            let on_disk = matches!(store, Store::Disk(_));
+            for p in (0..count).filter(|&p| owned(p)) {
+                if let Store::Disk(disk) = &mut store {
+                    disk.make_resident(p, &mut states)?;
+                }
+                let states = &states;
+                let from = initialised[p];
+                // On disk, the boards done are checkpointed as the pass goes
+                // (at most every `checkpoint_seconds`): a level whose pass
+                // takes hours does not start it over when stopped.
+                let mut after_window = |done: u64| -> Result<(), SolveError> {
+                    initialised[p] = done;
+                    let Store::Disk(disk) = &mut store else {
+                        return Ok(());
+                    };
+                    if last_checkpoint.elapsed().as_secs_f64() < options.checkpoint_seconds
+                        || initialised.iter().sum::<u64>() == boards
+                    {
+                        return Ok(());
+                    }
+                    let summaries: Vec<u64> =
+                        states.iter().flat_map(|s| s.summary_values()).collect();
+                    let manifest = Manifest {
+                        init_seconds: seconds_before + started.elapsed().as_secs_f64(),
+                        initialised: initialised.clone(),
+                        ..identity.clone()
+                    };
+                    disk.name_initialised(&summaries, manifest)?;
+                    last_checkpoint = Instant::now();
+                    Ok(())
+                };
+                init::initialise::<L, P>(
+                    rules,
+                    seeds,
+                    index,
+                    lower,
+                    &states[p],
+                    progress,
+                    options.sorted_lookups,
+                    on_disk,
+                    from,
+                    &mut after_window,
+                )?;
+            }
+            let init_seconds = seconds_before + started.elapsed().as_secs_f64();
             let manifest = Manifest {
                 init_seconds,
                 ..identity.clone()
@@ -817,8 +882,28 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, Sol
         init_seconds,
         generations,
         partitions,
-        resumed_from_stage: resumed.map(|m| m.next_k),
+        resumed_from_stage: resumed.filter(|m| !m.is_initial()).map(|m| m.next_k),
+        resumed_initial_boards,
     }))
+}
+
+/// Sets the summaries of `states` to those saved with the state `disk`
+/// resumes from.
+///
+/// # Errors
+/// A file of summaries that cannot be read, or of the wrong size.
+fn restore_summaries<L: Layout>(
+    disk: &DiskStore,
+    states: &mut [State<L>],
+) -> Result<(), SolveError> {
+    let lengths: Vec<usize> = states.iter().map(|s| s.summaries.len()).collect();
+    let all = disk.summaries(lengths.iter().sum())?;
+    let mut at = 0;
+    for (state, len) in states.iter_mut().zip(lengths) {
+        state.set_summaries(&all[at..at + len]);
+        at += len;
+    }
+    Ok(())
 }
 
 /// Sends the updates in `mail` for other ranks' partitions (of `count`) to

@@ -72,8 +72,14 @@ pub(super) struct Manifest {
     pub stages: Vec<Stage>,
     pub init_seconds: f64,
     /// Where the state this manifest describes is: [`LIVE`] or
-    /// [`CHECKPOINT`] (empty before the first checkpoint).
+    /// [`CHECKPOINT`], or [`INITIAL`] while the initial pass is under way
+    /// (empty before the first checkpoint).
     pub checkpoint: String,
+    /// With `checkpoint` [`INITIAL`]: the boards of each partition, from its
+    /// first, whose initial pass is done and in the files (the summaries
+    /// beside them hold theirs); the rest are still to be initialised.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub initialised: Vec<u64>,
 }
 
 impl Manifest {
@@ -129,6 +135,24 @@ const LIVE: &str = "live";
 /// partitions' files that is the state to resume from.
 const CHECKPOINT: &str = "checkpoint";
 
+/// The manifest's `checkpoint` while the initial pass is under way: the
+/// partitions' files (and `summaries`) hold the boards of
+/// [`Manifest::initialised`], the rest are initialised again on resuming.
+pub(super) const INITIAL: &str = "initial";
+
+impl Manifest {
+    /// True when the state described is the initial pass under way.
+    pub fn is_initial(&self) -> bool {
+        self.checkpoint == INITIAL
+    }
+
+    /// True when a work directory with this manifest holds a state to
+    /// resume from (its initial pass done, or part of it).
+    fn resumes(&self) -> bool {
+        [LIVE, CHECKPOINT, INITIAL].contains(&self.checkpoint.as_str())
+    }
+}
+
 impl DiskStore {
     /// Opens work directory `dir` (made if missing) for the level `wanted`
     /// describes, cut into `partitions` with `word_bytes(p)` bytes of cells
@@ -167,10 +191,7 @@ impl DiskStore {
         let found = store.read_manifest();
         let total = store.bytes();
         let resumed = match found {
-            Some(found)
-                if found.same_level(&store.manifest)
-                    && (found.checkpoint == LIVE || found.checkpoint == CHECKPOINT) =>
-            {
+            Some(found) if found.same_level(&store.manifest) && found.resumes() => {
                 // Everything in the directory (the files, the copy, mail of
                 // the run that stopped) is written over, truncated or
                 // removed, so its room counts as free: a run stopped by a
@@ -240,11 +261,19 @@ impl DiskStore {
     }
 
     /// Whether work directory `dir` holds a state of the level `wanted`
-    /// describes to resume from ([`DiskStore::open`] would resume it).
+    /// describes, its initial pass done, to resume from ([`DiskStore::open`]
+    /// would resume it and read no lower level).
     pub fn resumable(dir: &Path, wanted: &Manifest) -> bool {
-        read_manifest(dir).is_some_and(|found| {
-            found.same_level(wanted) && (found.checkpoint == LIVE || found.checkpoint == CHECKPOINT)
-        })
+        read_manifest(dir)
+            .is_some_and(|found| found.same_level(wanted) && found.resumes() && !found.is_initial())
+    }
+
+    /// The boards whose initial pass work directory `dir` holds, checkpointed
+    /// part way, of the level `wanted` describes (0 when it holds none).
+    pub fn initialised(dir: &Path, wanted: &Manifest) -> u64 {
+        read_manifest(dir)
+            .filter(|found| found.same_level(wanted) && found.is_initial())
+            .map_or(0, |found| found.initialised.iter().sum())
     }
 
     /// Maps partition `p`'s files into `states[p]` unless they are mapped,
@@ -358,15 +387,45 @@ impl DiskStore {
     /// Syncs the partitions' files, writes `summaries` beside them and
     /// names them in the manifest as the state to resume from.
     pub fn name_files(&mut self, summaries: &[u64], manifest: Manifest) -> Result<(), SolveError> {
+        self.sync_and_name(summaries, manifest, LIVE)
+    }
+
+    /// Syncs the partitions' files, writes `summaries` beside them and
+    /// names them, with `manifest` (its [`Manifest::initialised`] set), as
+    /// the initial pass under way: a run stopped later resumes the initial
+    /// pass from there.
+    ///
+    /// # Errors
+    /// A file that cannot be synced or written (a full disk): the state
+    /// named before is then still the one to resume from.
+    pub fn name_initialised(
+        &mut self,
+        summaries: &[u64],
+        manifest: Manifest,
+    ) -> Result<(), SolveError> {
+        self.sync_and_name(summaries, manifest, INITIAL)
+    }
+
+    fn sync_and_name(
+        &mut self,
+        summaries: &[u64],
+        manifest: Manifest,
+        checkpoint: &str,
+    ) -> Result<(), SolveError> {
         for name in self.file_names() {
             let path = self.dir.join(&name);
             File::open(&path)
                 .and_then(|f| f.sync_all())
                 .map_err(io(&path))?;
         }
-        write_synced(&self.dir.join("summaries"), &summary_bytes(summaries))?;
+        // (Written beside and renamed: the summaries named now stay whole
+        // until the manifest names the new ones.)
+        let tmp = self.dir.join("summaries.tmp");
+        write_synced(&tmp, &summary_bytes(summaries))?;
+        let path = self.dir.join("summaries");
+        fs::rename(&tmp, &path).map_err(io(&path))?;
         self.write_manifest(Manifest {
-            checkpoint: LIVE.to_string(),
+            checkpoint: checkpoint.to_string(),
             ..manifest
         })
     }
@@ -529,6 +588,7 @@ mod tests {
             stages: Vec::new(),
             init_seconds: 0.0,
             checkpoint: String::new(),
+            initialised: Vec::new(),
         }
     }
 
@@ -633,6 +693,33 @@ mod tests {
         assert_eq!(store.summaries(2).unwrap(), [1, 2]);
         assert_eq!(fs::read(dir.path().join("cells-1")).unwrap(), [3u8; 4096]);
         assert!(!dir.path().join("mail-a-0").exists());
+    }
+
+    #[test]
+    fn an_initial_pass_stopped_part_way_resumes_from_the_boards_it_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut store, _) = open_small(dir.path());
+        let wanted = store.manifest.clone();
+        fs::write(dir.path().join("cells-0"), [5u8; 4096]).unwrap();
+        let part_way = Manifest {
+            initialised: vec![700, 0],
+            ..wanted.clone()
+        };
+        store.name_initialised(&[4, 0], part_way).unwrap();
+        // Killed later in the pass, after more boards were written.
+        fs::write(dir.path().join("cells-1"), [6u8; 4096]).unwrap();
+        drop(store);
+        // Not a state whose initial pass is done, but one to go on from.
+        assert!(!DiskStore::resumable(dir.path(), &wanted));
+        assert_eq!(DiskStore::initialised(dir.path(), &wanted), 700);
+        let (store, resumed) = open_small(dir.path());
+        let resumed = resumed.expect("resumed");
+        assert!(resumed.is_initial());
+        assert_eq!(resumed.initialised, [700, 0]);
+        assert_eq!(store.summaries(2).unwrap(), [4, 0]);
+        // The files are kept as they are (the pass writes the rest again).
+        assert_eq!(fs::read(dir.path().join("cells-0")).unwrap(), [5u8; 4096]);
+        assert!(!dir.path().join(CHECKPOINT).exists());
     }
 
     #[test]
