@@ -263,6 +263,8 @@ pub fn build_on(
             .join(id(seeds).file_name())
             .with_extension("scores")
     };
+    // Where a level on disk keeps its partitions.
+    let level_work_dir = |seeds| work_dir.join(id(seeds).file_name()).with_extension("work");
     if lower_in_files && last_missing.is_some() {
         fs::create_dir_all(&work_dir).map_err(mapped::io(&work_dir))?;
     }
@@ -293,6 +295,12 @@ pub fn build_on(
     for &seeds in &plan.levels {
         let path = file::level_path(&options.dir, id(seeds));
         if path.exists() {
+            // (A run stopped right after the level file was named leaves
+            // the level's cells behind.)
+            let stale = level_work_dir(seeds);
+            if root && stale.exists() {
+                fs::remove_dir_all(&stale).map_err(mapped::io(&stale))?;
+            }
             let stats_file = stats_path(&path);
             // (Only rank 0 writes and reports.)
             if root {
@@ -377,9 +385,7 @@ pub fn build_on(
             record_generations: options.certificate,
             list_entries: Some(list_entries),
             partitions: level_plan.partitions,
-            work_dir: level_plan
-                .on_disk
-                .then(|| work_dir.join(id(seeds).file_name()).with_extension("work")),
+            work_dir: level_plan.on_disk.then(|| level_work_dir(seeds)),
             checkpoint_seconds: options.checkpoint_seconds,
             resident_partitions: level_plan.resident_partitions,
             mail_bytes: level_plan.mail_bytes,
@@ -392,6 +398,9 @@ pub fn build_on(
             // (level 22 in 250M: initial pass 15.8 s against 23.5 s sorted).
             sorted_lookups: (level_plan.on_disk && lower_in_files && reached_below > cache_room)
                 .then(|| level_plan.lookups_within(options.memory)),
+            // The cells stay, named as solved, until the level file is
+            // written: a run stopped while it writes resumes there.
+            keep_work_dir: true,
             ..retro::SolveOptions::default()
         };
         let solved = if spare_this && level_plan.on_disk {
@@ -417,7 +426,8 @@ pub fn build_on(
                 solved.resumed_from_stage = None;
                 solved.resumed_initial_boards = resumed_initial_boards;
             }
-            lower_levels.load_below(seeds, &mut lower)?;
+            // (The scores are read again once the level file is written
+            // and the cells are gone: see `count_alongside` below.)
             solved
         } else {
             lower_levels.load_below(seeds, &mut lower)?;
@@ -437,11 +447,19 @@ pub fn build_on(
         // Under a resident ceiling the statistics read the levels' values a
         // share at a time: three quarters of the room the ceiling leaves
         // now (the rest for the writer's pages and the statistics' own).
-        let room = resident::ceiling().map(|ceiling| {
-            resident::release_file_pages();
-            let now = resident::resident_bytes().unwrap_or(0);
-            ceiling.saturating_sub(now) / 4 * 3
-        });
+        let room = || {
+            resident::ceiling().map(|ceiling| {
+                resident::release_file_pages();
+                let now = resident::resident_bytes().unwrap_or(0);
+                ceiling.saturating_sub(now) / 4 * 3
+            })
+        };
+        // The statistics over all boards read the lower levels. A level
+        // that spares the disk counts them after its file is written and
+        // its cells removed, the scores read again then; the others while
+        // the file is written.
+        let count_alongside = !(spare_this && level_plan.on_disk);
+        let room_now = room();
         // The certificate before the level: the level's rename marks it
         // complete (with its statistics, written last). The statistics are
         // counted meanwhile: the writer leaves a core idle now and then (one
@@ -465,11 +483,22 @@ pub fn build_on(
             },
             || {
                 let stored = stats::count_stored(&values);
-                let all = stats::count_all(rules, seeds, &values, &lower, &stored, room);
+                let all = count_alongside
+                    .then(|| stats::count_all(rules, seeds, &values, &lower, &stored, room_now));
                 (stored, all)
             },
         );
         let written = written?;
+        // The level file is whole and named: its cells can go.
+        retro::remove_work_dir(&solve_options)?;
+        let counts_all = match counts_all {
+            Some(counts) => counts,
+            None => {
+                lower_levels.load_below(seeds, &mut lower)?;
+                bar.set_message("counting");
+                stats::count_all(rules, seeds, &values, &lower, &counts_stored, room())
+            }
+        };
         let tmp_report = LevelReport {
             counts_stored,
             counts_all,
@@ -540,6 +569,22 @@ fn resident_ceiling(options: &Options) -> u64 {
 /// board of levels 20..=24.
 fn level_file_bytes(boards: u64) -> u64 {
     boards * 26 / 80
+}
+
+/// The bytes of the files under `dir`, its subdirectories included (0 when
+/// it is missing or cannot be read).
+fn bytes_under(dir: &Path) -> u64 {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|entry| match entry.metadata() {
+            Ok(m) if m.is_dir() => bytes_under(&entry.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
 }
 
 /// True when level `seeds` is complete in `options.dir`: its file is
@@ -740,8 +785,12 @@ pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
     let lower_in_files = lower_levels_in_files(plan, options, last_missing);
     let threads = rayon::current_num_threads() as f64;
     let work_dir = options.work_dir();
-    // The free disk, less the level files planned before each level.
-    let mut free_disk = crate::memory::free_disk(&work_dir);
+    // The free disk, less the level files planned before each level. What
+    // the work directory holds already (files of scores, the partitions of
+    // a stopped level) is counted in what the levels need, so it counts as
+    // free here too (a build run again is not refused for its own files).
+    let held = bytes_under(&work_dir);
+    let mut free_disk = crate::memory::free_disk(&work_dir).map(|free| free + held);
     let mut rows = Vec::new();
     for &seeds in &plan.levels {
         let boards = index.level_size(seeds);
@@ -839,8 +888,8 @@ struct DiskNeeds {
 impl DiskNeeds {
     /// The most the level takes at once with the lower levels' scores held
     /// throughout: the cells and their checkpoint while the stages run, the
-    /// cells and the assembled values after (the checkpoint gone), the
-    /// values and the level file last.
+    /// cells, the assembled values (the checkpoint gone) and the level file
+    /// as it is written (the cells kept until it is whole).
     fn holding_scores(&self) -> u64 {
         let DiskNeeds {
             cells,
@@ -848,14 +897,14 @@ impl DiskNeeds {
             scores,
             level_file,
         } = *self;
-        scores + (2 * cells).max(cells + values).max(values + level_file)
+        scores + (2 * cells).max(cells + values + level_file)
     }
 
     /// The same with the scores given back while the stages run: the
     /// scores and the cells in the initial pass, the cells and their
-    /// checkpoint in the stages, the cells and the values as these are
-    /// assembled, then the values, the scores read again and the level file
-    /// (the cells gone).
+    /// checkpoint in the stages, the cells, the values and the level file
+    /// as it is written, then the values, the scores read again for the
+    /// statistics and the level file (the cells gone).
     fn sparing_scores(&self) -> u64 {
         let DiskNeeds {
             cells,
@@ -865,7 +914,7 @@ impl DiskNeeds {
         } = *self;
         (scores + cells)
             .max(2 * cells)
-            .max(cells + values)
+            .max(cells + values + level_file)
             .max(values + scores + level_file)
     }
 }
@@ -1116,6 +1165,18 @@ fn progress_bar(show: bool, seeds: u32, boards: u64) -> ProgressBar {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_bytes_a_work_directory_holds_count_its_subdirectories() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(bytes_under(&dir.path().join("missing")), 0);
+        fs::write(dir.path().join("awari-p6-n20.scores"), vec![0u8; 1000]).unwrap();
+        let level = dir.path().join("awari-p6-n22.work");
+        fs::create_dir(&level).unwrap();
+        fs::write(level.join("cells-0"), vec![0u8; 234]).unwrap();
+        fs::write(level.join("manifest.json"), b"{}").unwrap();
+        assert_eq!(bytes_under(dir.path()), 1000 + 234 + 2);
+    }
 
     fn options(memory: u64, certificate: bool) -> Options {
         Options {

@@ -339,6 +339,69 @@ fn a_build_killed_in_its_initial_pass_resumes_the_pass_to_the_same_files() {
     assert!(!work.exists(), "the work directory outlives the build");
 }
 
+#[test]
+fn a_build_killed_while_it_writes_a_level_resumes_at_the_writing() {
+    let dir = scratch("disk-resume-write");
+    let d = dir.to_str().unwrap();
+    copy_reference_levels(&dir, 17);
+    let args = [
+        "--db",
+        d,
+        "--max-seeds",
+        "18",
+        "--on-disk",
+        "--spare-disk",
+        "--memory",
+        "1000G",
+        "--partitions",
+        "64",
+        "--checkpoint-seconds",
+        "0",
+        "--json",
+    ];
+    let mut child = Command::new(binary("awari-solve"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let work = dir.join("work");
+    // Every stage done, the values assembled, the level file under way.
+    let partial = dir.join("awari-p6-n18.awl.partial");
+    let started = Instant::now();
+    while !partial.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "no level file"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the build ended early");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    assert!(
+        !dir.join("awari-p6-n18.awl").exists(),
+        "the level was written before the kill"
+    );
+    assert_eq!(manifest_of_18(&work)["next_k"], 0);
+
+    let lines = json_lines(&ok_stdout(&run("awari-solve", &args)));
+    let level18 = lines.iter().find(|l| l["seeds"] == 18).unwrap();
+    assert_eq!(level18["status"], "built");
+    assert_eq!(level18["resumed_from_stage"], 0, "{level18}");
+    assert!(
+        level18["counts_all"] == reference_counts_all(18),
+        "{level18}"
+    );
+    let files = database_files(&dir);
+    let reference = database_files(reference());
+    for s in 0..=18 {
+        let name = format!("awari-p6-n{s}.awl");
+        assert!(files[&name] == reference[&name], "{name} differs");
+    }
+    assert!(!work.exists(), "the work directory outlives the build");
+}
+
 /// The `counts_all` of level `seeds` in the reference build's statistics.
 fn reference_counts_all(seeds: u32) -> Value {
     let path = reference().join(format!("awari-p6-n{seeds}.stats.json"));

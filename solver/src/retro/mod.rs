@@ -234,8 +234,14 @@ pub struct SolveOptions {
     /// resume from (see the docs of the `store` module in the source). The
     /// directory is the level's own: a checkpoint of the same level found
     /// there is resumed, anything else removed; it is removed when the
-    /// level is solved.
+    /// level is solved, unless `keep_work_dir`.
     pub work_dir: Option<PathBuf>,
+    /// With a work directory: keep it when the level is solved, its files
+    /// named as the state after the last stage, for the caller to remove
+    /// ([`remove_work_dir`]) once the values are safe (the build: once the
+    /// level file is written). Solved again meanwhile, the level resumes
+    /// there and only assembles its values.
+    pub keep_work_dir: bool,
     /// With a work directory: a checkpoint is made after the initial pass,
     /// and at the end of each stage that ends at least this many seconds
     /// after the last checkpoint.
@@ -263,6 +269,7 @@ impl Default for SolveOptions {
             list_entries: None,
             partitions: 1,
             work_dir: None,
+            keep_work_dir: false,
             checkpoint_seconds: 60.0,
             resident_partitions: usize::MAX,
             mail_bytes: u64::MAX,
@@ -379,6 +386,18 @@ pub fn initialise_on_disk(
         init_only: true,
     };
     run(job).map(|_| resumed)
+}
+
+/// Removes `options.work_dir`, if set and present (the level it holds is
+/// solved and its values are safe: see [`SolveOptions::keep_work_dir`]).
+///
+/// # Errors
+/// A directory that cannot be removed.
+pub fn remove_work_dir(options: &SolveOptions) -> Result<(), SolveError> {
+    match &options.work_dir {
+        Some(dir) if dir.exists() => std::fs::remove_dir_all(dir).map_err(crate::mapped::io(dir)),
+        _ => Ok(()),
+    }
 }
 
 /// Whether `options.work_dir` holds a checkpoint of level `seeds` as
@@ -855,7 +874,9 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, Sol
                 |p, state| disk.load(p, state),
                 |name, bytes| disk.array(name, bytes),
             )?;
-            disk.remove()?;
+            if !options.keep_work_dir {
+                disk.remove()?;
+            }
             Ok(assembled)
         }
     }?;
@@ -1004,12 +1025,17 @@ fn assemble<L: Layout>(
             let all = generations.as_mut().expect("made above");
             all[start..end].copy_from_slice(&own);
         }
-        let (own_values, own_free) = state.into_values(seeds);
-        values[start..end].copy_from_slice(&own_values);
-        // A partition starts at a multiple of 64 boards: its free words
-        // follow the ones before.
+        // Read, not made in place (as `State::into_values` does): a
+        // partition's files stay the state to resume from until the level
+        // file is written. A partition starts at a multiple of 64 boards:
+        // its free words follow the ones before.
         let at = start / 8;
-        free[at..at + own_free.len()].copy_from_slice(&own_free);
+        let free_bytes = 8 * (end - start).div_ceil(64);
+        state.values_into(
+            seeds,
+            &mut values[start..end],
+            &mut free[at..at + free_bytes],
+        );
     }
     Ok((values, free, generations))
 }

@@ -280,13 +280,7 @@ impl<L: Layout> State<L> {
                             break;
                         }
                         let cell = L::decode(word, s as u32 * L::BITS);
-                        let (value, is_free) = if cell.nibble > 8 {
-                            (cell.value, cell.nibble & FREE_BIT == 0)
-                        } else {
-                            // Undecided: 0. (B = 0 = -n is the empty board,
-                            // without moves.)
-                            (0, cell.value == 0 && seeds > 0)
-                        };
+                        let (value, is_free) = final_value(cell, seeds);
                         bytes[j] = value as u8;
                         free_word |= u64::from(is_free) << (j % 64);
                         if j % 64 == 63 || j + 1 == boards {
@@ -308,6 +302,54 @@ impl<L: Layout> State<L> {
         }
         words.shrink(size as usize);
         (Values::from_array(words), free)
+    }
+
+    /// The final values and free bits of the partition's boards, as
+    /// [`State::into_values`] makes them, written into `values` (a byte a
+    /// board) and `free` (its words' bytes, a bit a board) without changing
+    /// the cells: a partition in files stays the state to resume from
+    /// while the level's values are assembled.
+    ///
+    /// # Panics
+    /// When `values` and `free` are not of the partition's size.
+    pub(super) fn values_into(&self, seeds: u32, values: &mut [i8], free: &mut [u8]) {
+        assert_eq!(values.len() as u64, self.size, "a value per board");
+        assert_eq!(
+            free.len() as u64,
+            8 * self.size.div_ceil(64),
+            "a bit per board"
+        );
+        let per_word = L::PER_WORD as usize;
+        self.chunks()
+            .zip(values.par_chunks_mut(Self::CHUNK as usize))
+            .zip(free.par_chunks_mut((Self::CHUNK / 8) as usize))
+            .for_each(|(((_, boards, words), values), free)| {
+                let mut free_word = 0u64;
+                for j in 0..boards {
+                    let word = words[j / per_word].load(Relaxed);
+                    let cell = L::decode(word, (j % per_word) as u32 * L::BITS);
+                    let (value, is_free) = final_value(cell, seeds);
+                    values[j] = value;
+                    free_word |= u64::from(is_free) << (j % 64);
+                    if j % 64 == 63 || j + 1 == boards {
+                        let at = 8 * (j / 64);
+                        free[at..at + 8].copy_from_slice(&free_word.to_ne_bytes());
+                        free_word = 0;
+                    }
+                }
+            });
+    }
+}
+
+/// A board's final value and whether it is free, from its cell after the
+/// last stage, in a level of `seeds` seeds: decided boards keep theirs, the
+/// rest are 0, free when their captures give exactly 0.
+fn final_value(cell: Cell, seeds: u32) -> (i8, bool) {
+    if cell.nibble > 8 {
+        (cell.value, cell.nibble & FREE_BIT == 0)
+    } else {
+        // Undecided: 0. (B = 0 = -n is the empty board, without moves.)
+        (0, cell.value == 0 && seeds > 0)
     }
 }
 
