@@ -571,22 +571,6 @@ fn level_file_bytes(boards: u64) -> u64 {
     boards * 26 / 80
 }
 
-/// The bytes of the files under `dir`, its subdirectories included (0 when
-/// it is missing or cannot be read).
-fn bytes_under(dir: &Path) -> u64 {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .map(|entry| match entry.metadata() {
-            Ok(m) if m.is_dir() => bytes_under(&entry.path()),
-            Ok(m) => m.len(),
-            Err(_) => 0,
-        })
-        .sum()
-}
-
 /// True when level `seeds` is complete in `options.dir`: its file is
 /// present (it is renamed into place once whole; statistics missing beside
 /// it, from a run stopped while it counted them, are counted again without
@@ -789,7 +773,7 @@ pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
     // the work directory holds already (files of scores, the partitions of
     // a stopped level) is counted in what the levels need, so it counts as
     // free here too (a build run again is not refused for its own files).
-    let held = bytes_under(&work_dir);
+    let held = retro::dir_bytes(&work_dir);
     let mut free_disk = crate::memory::free_disk(&work_dir).map(|free| free + held);
     let mut rows = Vec::new();
     for &seeds in &plan.levels {
@@ -1169,13 +1153,13 @@ mod tests {
     #[test]
     fn the_bytes_a_work_directory_holds_count_its_subdirectories() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(bytes_under(&dir.path().join("missing")), 0);
+        assert_eq!(retro::dir_bytes(&dir.path().join("missing")), 0);
         fs::write(dir.path().join("awari-p6-n20.scores"), vec![0u8; 1000]).unwrap();
         let level = dir.path().join("awari-p6-n22.work");
         fs::create_dir(&level).unwrap();
         fs::write(level.join("cells-0"), vec![0u8; 234]).unwrap();
         fs::write(level.join("manifest.json"), b"{}").unwrap();
-        assert_eq!(bytes_under(dir.path()), 1000 + 234 + 2);
+        assert_eq!(retro::dir_bytes(dir.path()), 1000 + 234 + 2);
     }
 
     fn options(memory: u64, certificate: bool) -> Options {

@@ -277,31 +277,7 @@ fn a_level_sparing_the_disk_gives_the_scores_back_and_resumes_to_the_same_files(
 #[test]
 fn a_build_killed_in_its_initial_pass_resumes_the_pass_to_the_same_files() {
     let dir = scratch("disk-resume-initial");
-    let d = dir.to_str().unwrap();
-    copy_reference_levels(&dir, 17);
-    // 64 partitions, the pass checkpointed after each (a window of sorted
-    // lookups each: with --spare-disk in a budget beyond the machine).
-    let args = [
-        "--db",
-        d,
-        "--max-seeds",
-        "18",
-        "--on-disk",
-        "--spare-disk",
-        "--memory",
-        "1000G",
-        "--partitions",
-        "64",
-        "--checkpoint-seconds",
-        "0",
-        "--json",
-    ];
-    let mut child = Command::new(binary("awari-solve"))
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let (args, mut child) = start_level_18_in_64_partitions(&dir);
     let work = dir.join("work");
     wait_for_level_18(&work, &mut child, |m| m["checkpoint"] == "initial");
     child.kill().unwrap(); // SIGKILL
@@ -321,50 +297,15 @@ fn a_build_killed_in_its_initial_pass_resumes_the_pass_to_the_same_files() {
     let boards = manifest["boards"].as_u64().unwrap();
     assert!(0 < initialised && initialised < boards, "{manifest}");
 
-    let lines = json_lines(&ok_stdout(&run("awari-solve", &args)));
-    let level18 = lines.iter().find(|l| l["seeds"] == 18).unwrap();
-    assert_eq!(level18["status"], "built");
+    let level18 = rerun_to_the_reference_files(&dir, &args);
     assert_eq!(level18["resumed_initial_boards"], initialised, "{level18}");
     assert!(level18["resumed_from_stage"].is_null(), "{level18}");
-    assert!(
-        level18["counts_all"] == reference_counts_all(18),
-        "{level18}"
-    );
-    let files = database_files(&dir);
-    let reference = database_files(reference());
-    for s in 0..=18 {
-        let name = format!("awari-p6-n{s}.awl");
-        assert!(files[&name] == reference[&name], "{name} differs");
-    }
-    assert!(!work.exists(), "the work directory outlives the build");
 }
 
 #[test]
 fn a_build_killed_while_it_writes_a_level_resumes_at_the_writing() {
     let dir = scratch("disk-resume-write");
-    let d = dir.to_str().unwrap();
-    copy_reference_levels(&dir, 17);
-    let args = [
-        "--db",
-        d,
-        "--max-seeds",
-        "18",
-        "--on-disk",
-        "--spare-disk",
-        "--memory",
-        "1000G",
-        "--partitions",
-        "64",
-        "--checkpoint-seconds",
-        "0",
-        "--json",
-    ];
-    let mut child = Command::new(binary("awari-solve"))
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let (args, mut child) = start_level_18_in_64_partitions(&dir);
     let work = dir.join("work");
     // Every stage done, the values assembled, the level file under way.
     let partial = dir.join("awari-p6-n18.awl.partial");
@@ -385,21 +326,67 @@ fn a_build_killed_while_it_writes_a_level_resumes_at_the_writing() {
     );
     assert_eq!(manifest_of_18(&work)["next_k"], 0);
 
-    let lines = json_lines(&ok_stdout(&run("awari-solve", &args)));
-    let level18 = lines.iter().find(|l| l["seeds"] == 18).unwrap();
-    assert_eq!(level18["status"], "built");
+    let level18 = rerun_to_the_reference_files(&dir, &args);
     assert_eq!(level18["resumed_from_stage"], 0, "{level18}");
+}
+
+/// Starts building level 18 on disk over the reference levels 0..=17 copied
+/// into `dir`: 64 partitions, a checkpoint whenever one may be made (in the
+/// initial pass after each partition: a window of sorted lookups each, with
+/// --spare-disk in a budget beyond the machine). Returns the arguments, for
+/// the rerun, and the running build.
+fn start_level_18_in_64_partitions(dir: &Path) -> (Vec<String>, std::process::Child) {
+    copy_reference_levels(dir, 17);
+    let args: Vec<String> = [
+        "--db",
+        dir.to_str().unwrap(),
+        "--max-seeds",
+        "18",
+        "--on-disk",
+        "--spare-disk",
+        "--memory",
+        "1000G",
+        "--partitions",
+        "64",
+        "--checkpoint-seconds",
+        "0",
+        "--json",
+    ]
+    .map(String::from)
+    .to_vec();
+    let child = Command::new(binary("awari-solve"))
+        .args(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    (args, child)
+}
+
+/// Runs the build of `args` again in `dir` after a kill and checks that it
+/// ends as the reference build did: level 18 built, its statistics and the
+/// files of levels 0..=18 the reference's, the work directory gone.
+/// Returns level 18's JSON line.
+fn rerun_to_the_reference_files(dir: &Path, args: &[String]) -> Value {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let lines = json_lines(&ok_stdout(&run("awari-solve", &args)));
+    let level18 = lines.iter().find(|l| l["seeds"] == 18).unwrap().clone();
+    assert_eq!(level18["status"], "built");
     assert!(
         level18["counts_all"] == reference_counts_all(18),
         "{level18}"
     );
-    let files = database_files(&dir);
+    let files = database_files(dir);
     let reference = database_files(reference());
     for s in 0..=18 {
         let name = format!("awari-p6-n{s}.awl");
         assert!(files[&name] == reference[&name], "{name} differs");
     }
-    assert!(!work.exists(), "the work directory outlives the build");
+    assert!(
+        !dir.join("work").exists(),
+        "the work directory outlives the build"
+    );
+    level18
 }
 
 /// The `counts_all` of level `seeds` in the reference build's statistics.

@@ -92,6 +92,7 @@ mod store;
 
 pub use partition::Partitions;
 pub use state::BLOCK_WORDS;
+pub(crate) use store::dir_bytes;
 
 use std::path::PathBuf;
 use std::time::Instant;

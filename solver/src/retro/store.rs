@@ -511,7 +511,7 @@ fn read_manifest(dir: &Path) -> Option<Manifest> {
 }
 
 /// The bytes of the files in `dir` and below (0 for what cannot be read).
-fn dir_bytes(dir: &Path) -> u64 {
+pub(crate) fn dir_bytes(dir: &Path) -> u64 {
     let Ok(entries) = fs::read_dir(dir) else {
         return 0;
     };
