@@ -292,6 +292,18 @@ pub fn build_on(
         Vec::new()
     };
 
+    // Under a resident ceiling the statistics read the levels' values a
+    // share at a time: three quarters of the room the ceiling leaves now
+    // (the rest for the writer's pages and the statistics' own). Read all
+    // at once, the mapped pages the watch gives back are faulted in again
+    // and again (level 34 here: over an hour, most of it in the kernel).
+    let room = || {
+        resident::ceiling().map(|ceiling| {
+            resident::release_file_pages();
+            let now = resident::resident_bytes().unwrap_or(0);
+            ceiling.saturating_sub(now) / 4 * 3
+        })
+    };
     for &seeds in &plan.levels {
         let path = file::level_path(&options.dir, id(seeds));
         if path.exists() {
@@ -311,15 +323,10 @@ pub fn build_on(
                         lower_levels.load_below(seeds, &mut lower)?;
                         let values = lower_levels.decode(seeds, &lower)?;
                         let reader = LevelReader::open_expecting(&path, id(seeds))?;
-                        let r = make_report(
-                            rules,
-                            seeds,
-                            &values,
-                            &lower,
-                            0.0,
-                            reader.file_bytes(),
-                            Vec::new(),
-                        );
+                        let bar = counting_bar(options.progress, seeds);
+                        let r =
+                            make_report(rules, seeds, &values, &lower, reader.file_bytes(), room());
+                        bar.finish_and_clear();
                         write_report(&stats_file, &r)?;
                         r
                     }
@@ -444,16 +451,6 @@ pub fn build_on(
         }
         bar.set_message("writing");
         let values = Arc::new(solved.values);
-        // Under a resident ceiling the statistics read the levels' values a
-        // share at a time: three quarters of the room the ceiling leaves
-        // now (the rest for the writer's pages and the statistics' own).
-        let room = || {
-            resident::ceiling().map(|ceiling| {
-                resident::release_file_pages();
-                let now = resident::resident_bytes().unwrap_or(0);
-                ceiling.saturating_sub(now) / 4 * 3
-            })
-        };
         // The statistics over all boards read the lower levels. A level
         // that spares the disk counts them after its file is written and
         // its cells removed, the scores read again then; the others while
@@ -1087,24 +1084,42 @@ fn make_report_shell(rules: Rules, seeds: u32, boards: u64, stages: Vec<Stage>) 
     }
 }
 
+/// The report of a level present without its statistics: its values
+/// counted (in shares of at most `room` bytes, as [`stats::count_all`]
+/// reads them), its build's figures unknown.
 fn make_report(
     rules: Rules,
     seeds: u32,
     values: &[i8],
     lower: &LowerLevels,
-    seconds: f64,
     file_bytes: u64,
-    stages: Vec<Stage>,
+    room: Option<u64>,
 ) -> LevelReport {
     let counts_stored = stats::count_stored(values);
-    let counts_all = stats::count_all(rules, seeds, values, lower, &counts_stored, None);
+    let counts_all = stats::count_all(rules, seeds, values, lower, &counts_stored, room);
     LevelReport {
-        seconds,
         file_bytes,
         counts_stored,
         counts_all,
-        ..make_report_shell(rules, seeds, values.len() as u64, stages)
+        ..make_report_shell(rules, seeds, values.len() as u64, Vec::new())
     }
+}
+
+/// A spinner while the statistics of a level present are counted (they
+/// read every board of the level and its children: minutes above 30 seeds).
+fn counting_bar(show: bool, seeds: u32) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("level {prefix:>2} [{elapsed_precise}] {spinner} {msg}")
+            .expect("a valid template"),
+    );
+    bar.set_prefix(seeds.to_string());
+    bar.set_message("counting the statistics its file lacks");
+    bar.enable_steady_tick(std::time::Duration::from_millis(500));
+    bar
 }
 
 fn read_report(path: &Path) -> Option<LevelReport> {

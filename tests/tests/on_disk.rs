@@ -159,6 +159,28 @@ fn a_budget_too_small_for_memory_sends_the_level_and_the_lower_levels_to_disk() 
 }
 
 #[test]
+fn statistics_missing_beside_levels_present_are_counted_within_the_budget() {
+    // Level files without their statistics (a run stopped between the two,
+    // or files copied in): the build counts them, in shares of the room the
+    // budget leaves, to the counts of the build that wrote them.
+    let dir = scratch("disk-missing-stats");
+    let d = dir.to_str().unwrap();
+    copy_reference_levels(&dir, 17);
+    let out = ok_stdout(&run(
+        "awari-solve",
+        &["--db", d, "--max-seeds", "18", "--memory", "120M", "--json"],
+    ));
+    let lines = json_lines(&out);
+    for seeds in [16, 17] {
+        let line = &lines[seeds as usize];
+        assert_eq!(line["status"], "present", "{line}");
+        assert_eq!(line["counts_all"], reference_counts_all(seeds), "{line}");
+    }
+    assert_eq!(lines[18]["lower_levels_in_files"], true, "{}", lines[18]);
+    assert_same_as_reference(&dir, 19);
+}
+
+#[test]
 fn the_plan_says_how_each_level_would_be_built_and_builds_nothing() {
     let dir = scratch("plan");
     let d = dir.to_str().unwrap();
