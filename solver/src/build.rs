@@ -295,15 +295,9 @@ pub fn build_on(
     // Under a resident ceiling the statistics read the levels' values a
     // share at a time: three quarters of the room the ceiling leaves now
     // (the rest for the writer's pages and the statistics' own). Read all
-    // at once, the mapped pages the watch gives back are faulted in again
-    // and again (level 34 here: over an hour, most of it in the kernel).
-    let room = || {
-        resident::ceiling().map(|ceiling| {
-            resident::release_file_pages();
-            let now = resident::resident_bytes().unwrap_or(0);
-            ceiling.saturating_sub(now) / 4 * 3
-        })
-    };
+    // at once, the mapped pages the watch gives back would be faulted in
+    // again and again.
+    let room = || room_under_ceiling(0);
     for &seeds in &plan.levels {
         let path = file::level_path(&options.dir, id(seeds));
         if path.exists() {
@@ -618,7 +612,7 @@ impl LowerSource<'_> {
             let values = match self.scores_path {
                 Some(scores_path) => {
                     let level = file::level_path(self.dir, self.id(s));
-                    let fill = |out: &mut [i8]| self.decode_into(s, lower, out);
+                    let fill = |out: &mut [i8]| self.decode_into(s, lower, out, true);
                     lower::scores_in_file(&scores_path(s), index.level_size(s), Some(&level), fill)?
                 }
                 None => self.decode(s, lower)?,
@@ -658,28 +652,54 @@ impl LowerSource<'_> {
                 path: file::level_path(self.dir, self.id(seeds)),
                 source,
             })?;
-        self.decode_into(seeds, lower, &mut values)?;
+        self.decode_into(seeds, lower, &mut values, false)?;
         Ok(values)
     }
 
     /// Decodes level `seeds` into `out`, one byte per board, lower bounds
-    /// resolved from the levels below, which `lower` holds.
+    /// resolved from the levels below, which `lower` holds. `out_in_file`:
+    /// `out` is mapped from a file (its pages count in the resident set only
+    /// while touched).
     fn decode_into(
         &self,
         seeds: u32,
         lower: &LowerLevels,
         out: &mut [i8],
+        out_in_file: bool,
     ) -> Result<(), SolveError> {
         let path = file::level_path(self.dir, self.id(seeds));
         let reader = LevelReader::open_expecting(&path, self.id(seeds))?;
         reader.decode_into(out)?;
-        if reader.stored() == Stored::LowerBounds {
-            // Captures reach every level below seeds - 1, all loaded.
-            file::resolve_level_in(self.rules, seeds, 0, out, |s| {
-                lower
-                    .level(s)
-                    .expect("the levels captures reach are loaded")
-            });
+        if reader.stored() != Stored::LowerBounds {
+            return Ok(());
+        }
+        // Captures reach every level below seeds - 1, all loaded. They are
+        // looked up at random: under a resident ceiling, in passes that each
+        // read a share of the lower levels the room holds (read all at once,
+        // level 34 here would take hours of pages given back and faulted in
+        // again), the decoded values beside them.
+        // (Mapped from a file, `out` is given back with the lower levels
+        // and mapped again as the passes raise its values: room for it.)
+        let room = room_under_ceiling(if out_in_file { out.len() as u64 } else { 0 });
+        let sizes: Vec<u64> = (0..seeds.saturating_sub(1))
+            .map(|s| lower.level(s).map_or(0, |level| level.len() as u64))
+            .collect();
+        for share in stats::passes(&sizes, room) {
+            file::resolve_level_in_share(
+                self.rules,
+                seeds,
+                0,
+                out,
+                |s| {
+                    lower
+                        .level(s)
+                        .expect("the levels captures reach are loaded")
+                },
+                &share,
+            );
+            if room.is_some() {
+                resident::release_file_pages();
+            }
         }
         Ok(())
     }
@@ -690,6 +710,20 @@ impl LowerSource<'_> {
             seeds,
         }
     }
+}
+
+/// The bytes of mapped files a pass may read at random under the ceiling of
+/// the live [`resident::Watch`], with `beside` bytes more to be touched
+/// meanwhile: three quarters of what the ceiling leaves once the file pages
+/// are given back (the rest for pages mapped between two readings), and at
+/// least a sixteenth of the ceiling, so that passes stay few. `None` without
+/// a watch: one pass reads all.
+fn room_under_ceiling(beside: u64) -> Option<u64> {
+    resident::ceiling().map(|ceiling| {
+        resident::release_file_pages();
+        let now = resident::resident_bytes().unwrap_or(0);
+        (ceiling.saturating_sub(now + beside) / 4 * 3).max(ceiling / 16)
+    })
 }
 
 /// The highest level of `plan` that is not complete, if any.

@@ -86,13 +86,13 @@ pub fn count_all(
 
 /// The boards of one level whose values a pass reads: for each seed count,
 /// a range of indices (empty: none).
-type Share = Vec<Range<u64>>;
+pub(crate) type Share = Vec<Range<u64>>;
 
 /// The passes that read the values of levels of `sizes[s]` boards (seed
 /// count `s`), each reading at most `room` of them (one byte per board) and
 /// at least one board: the levels cut into pieces in order, the pieces
 /// packed into passes as they come. With `room` `None`, one pass reads all.
-fn passes(sizes: &[u64], room: Option<u64>) -> Vec<Share> {
+pub(crate) fn passes(sizes: &[u64], room: Option<u64>) -> Vec<Share> {
     let none = || vec![0..0; sizes.len()];
     let Some(room) = room.map(|r| r.max(1)) else {
         return vec![sizes.iter().map(|&n| 0..n).collect()];

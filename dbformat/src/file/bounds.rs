@@ -33,6 +33,7 @@
 //! solver's initial pass.
 
 use std::fmt;
+use std::ops::Range;
 
 use rayon::prelude::*;
 
@@ -183,6 +184,28 @@ pub fn resolve_level_in<'a>(
     values: &mut [i8],
     lower: impl Fn(u32) -> &'a [i8] + Sync,
 ) {
+    resolve_level_in_share(rules, seeds, first, values, lower, &[]);
+}
+
+/// Like [`resolve_level_in`], reading only the children that `share` holds:
+/// `share[s]` is the range of indices of level `s` read (levels beyond the
+/// list are read whole). A board's value is raised by the captures whose
+/// children lie in the share, so passes over shares that together cover
+/// the lower levels resolve the level as one pass does (the raising is a
+/// maximum, in any order). What a pass reads at random is then only its
+/// share: a level decoded under a resident ceiling keeps it in the room.
+///
+/// # Panics
+/// As [`resolve_level_in`].
+pub fn resolve_level_in_share<'a>(
+    rules: Rules,
+    seeds: u32,
+    first: u64,
+    values: &mut [i8],
+    lower: impl Fn(u32) -> &'a [i8] + Sync,
+    share: &[Range<u64>],
+) {
+    let read = |s: u32, i: u64| share.get(s as usize).is_none_or(|r| r.contains(&i));
     let index = Index::for_pits(rules.pits());
     values
         .par_chunks_mut(RESOLVE_CHUNK)
@@ -196,8 +219,11 @@ pub fn resolve_level_in<'a>(
             for (k, board) in boards.enumerate() {
                 rules.quiet_moves_and_captures(&board, &mut captures);
                 for m in captures.iter() {
-                    let level = lower(m.child.seeds());
                     let i = index.rank(&m.child).expect("a capture's child is stored");
+                    if !read(m.child.seeds(), i) {
+                        continue;
+                    }
+                    let level = lower(m.child.seeds());
                     let slot = &level[i as usize];
                     prefetch(slot);
                     pending.push((k as u32, m.gain(), slot));
@@ -357,5 +383,72 @@ impl BoundChooser {
                 }
             });
         stored
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::RuleSet;
+
+    /// Scores in -s..=s for every board of the levels below `seeds - 1`, and
+    /// values in -seeds..=seeds for level `seeds`, from a fixed generator.
+    fn arbitrary_levels(index: &Index, seeds: u32) -> (Vec<Vec<i8>>, Vec<i8>) {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |s: u32| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            ((state % (2 * u64::from(s) + 1)) as i64 - i64::from(s)) as i8
+        };
+        let lower = (0..seeds - 1)
+            .map(|s| (0..index.level_size(s)).map(|_| next(s)).collect())
+            .collect();
+        let values = (0..index.level_size(seeds)).map(|_| next(seeds)).collect();
+        (lower, values)
+    }
+
+    #[test]
+    fn passes_over_shares_resolve_a_level_as_one_pass_does() {
+        for set in [RuleSet::Awari, RuleSet::Abapa] {
+            let rules = Rules::new(set, 6).unwrap();
+            let index = Index::for_pits(6);
+            let seeds = 9;
+            let (lower, values) = arbitrary_levels(index, seeds);
+            let level = |s: u32| lower[s as usize].as_slice();
+            let mut once = values.clone();
+            resolve_level_in(rules, seeds, 0, &mut once, level);
+            assert_ne!(once, values, "some capture raises a value");
+            // Shares cutting the levels at uneven places, each level in
+            // pieces, and the last levels beyond the list (read whole).
+            let cut = |s: usize, k: u64| {
+                let n = lower[s].len() as u64;
+                n * k / 3..n * (k + 1) / 3
+            };
+            let mut shares: Vec<Vec<Range<u64>>> = (0..3)
+                .map(|k| (0..lower.len() - 2).map(|s| cut(s, k)).collect())
+                .collect();
+            let only_the_last_two = (0..lower.len())
+                .map(|s| {
+                    if s < lower.len() - 2 {
+                        0..0
+                    } else {
+                        0..u64::MAX
+                    }
+                })
+                .collect();
+            shares.push(only_the_last_two);
+            let mut in_passes = values.clone();
+            for share in &shares {
+                resolve_level_in_share(rules, seeds, 0, &mut in_passes, level, share);
+            }
+            assert_eq!(in_passes, once, "{set:?}");
+            // A share that misses a piece misses its raises.
+            let mut missing = values.clone();
+            for share in &shares[1..] {
+                resolve_level_in_share(rules, seeds, 0, &mut missing, level, share);
+            }
+            assert_ne!(missing, once, "{set:?}");
+        }
     }
 }

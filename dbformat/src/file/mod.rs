@@ -120,7 +120,9 @@ use crate::index::Index;
 use crate::rules::{RuleSet, Rules};
 
 pub use ans::AnsModel;
-pub use bounds::{resolve, resolve_level, resolve_level_in, BoundChooser, Stored};
+pub use bounds::{
+    resolve, resolve_level, resolve_level_in, resolve_level_in_share, BoundChooser, Stored,
+};
 pub use certificate::{certificate_path, read_certificate, write_certificate};
 pub use codec::{Encoding, Model, RankModel};
 pub use reader::LevelReader;
