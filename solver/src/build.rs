@@ -314,12 +314,22 @@ pub fn build_on(
                     Some(r) => r,
                     None => {
                         // The level was renamed into place but its statistics are missing.
-                        lower_levels.load_below(seeds, &mut lower)?;
-                        let values = lower_levels.decode(seeds, &lower)?;
+                        // A level the levels above read is loaded as they will
+                        // read it (decoded once, into its file of scores with
+                        // the lower levels in files); the others decoded here.
+                        let decoded;
+                        let values = if last_missing.is_some_and(|m| seeds + 2 <= m) {
+                            lower_levels.load_below(seeds + 2, &mut lower)?;
+                            lower.level(seeds).expect("the level is loaded")
+                        } else {
+                            lower_levels.load_below(seeds, &mut lower)?;
+                            decoded = Arc::new(lower_levels.decode(seeds, &lower)?);
+                            &decoded
+                        };
                         let reader = LevelReader::open_expecting(&path, id(seeds))?;
                         let bar = counting_bar(options.progress, seeds);
                         let r =
-                            make_report(rules, seeds, &values, &lower, reader.file_bytes(), room());
+                            make_report(rules, seeds, values, &lower, reader.file_bytes(), room());
                         bar.finish_and_clear();
                         write_report(&stats_file, &r)?;
                         r
