@@ -622,7 +622,7 @@ impl LowerSource<'_> {
             let values = match self.scores_path {
                 Some(scores_path) => {
                     let level = file::level_path(self.dir, self.id(s));
-                    let fill = |out: &mut [i8]| self.decode_into(s, lower, out, true);
+                    let fill = |out: &mut [i8]| self.decode_into(s, lower, out);
                     lower::scores_in_file(&scores_path(s), index.level_size(s), Some(&level), fill)?
                 }
                 None => self.decode(s, lower)?,
@@ -662,20 +662,17 @@ impl LowerSource<'_> {
                 path: file::level_path(self.dir, self.id(seeds)),
                 source,
             })?;
-        self.decode_into(seeds, lower, &mut values, false)?;
+        self.decode_into(seeds, lower, &mut values)?;
         Ok(values)
     }
 
     /// Decodes level `seeds` into `out`, one byte per board, lower bounds
-    /// resolved from the levels below, which `lower` holds. `out_in_file`:
-    /// `out` is mapped from a file (its pages count in the resident set only
-    /// while touched).
+    /// resolved from the levels below, which `lower` holds.
     fn decode_into(
         &self,
         seeds: u32,
         lower: &LowerLevels,
         out: &mut [i8],
-        out_in_file: bool,
     ) -> Result<(), SolveError> {
         let path = file::level_path(self.dir, self.id(seeds));
         let reader = LevelReader::open_expecting(&path, self.id(seeds))?;
@@ -688,9 +685,11 @@ impl LowerSource<'_> {
         // read a share of the lower levels the room holds (read all at once,
         // level 34 here would take hours of pages given back and faulted in
         // again), the decoded values beside them.
-        // (Mapped from a file, `out` is given back with the lower levels
-        // and mapped again as the passes raise its values: room for it.)
-        let room = room_under_ceiling(if out_in_file { out.len() as u64 } else { 0 });
+        // (Mapped from a file, `out` is touched in order: when its pages
+        // fill the room the watch gives them back with the share's, which
+        // are mapped again from the page cache in a second or so. So no room
+        // is kept for it: the passes stay few.)
+        let room = room_under_ceiling(0);
         let sizes: Vec<u64> = (0..seeds.saturating_sub(1))
             .map(|s| lower.level(s).map_or(0, |level| level.len() as u64))
             .collect();
