@@ -95,8 +95,10 @@ pub struct Options {
     pub work_dir: Option<PathBuf>,
     /// With the partitions on disk: the least seconds between two
     /// checkpoints a level resumes from (one is made after the initial
-    /// pass, and at the end of a stage).
-    pub checkpoint_seconds: f64,
+    /// pass, and at the end of a stage). `None`: 60, and besides 9 times
+    /// as long as the last checkpoint took, so that the checkpoints of a
+    /// large level take at most about a tenth of its stages' time.
+    pub checkpoint_seconds: Option<f64>,
 }
 
 impl Options {
@@ -397,7 +399,12 @@ pub fn build_on(
             list_entries: Some(list_entries),
             partitions: level_plan.partitions,
             work_dir: level_plan.on_disk.then(|| level_work_dir(seeds)),
-            checkpoint_seconds: options.checkpoint_seconds,
+            checkpoint_seconds: options.checkpoint_seconds.unwrap_or(60.0),
+            checkpoint_cost_multiple: if options.checkpoint_seconds.is_some() {
+                0.0
+            } else {
+                9.0
+            },
             resident_partitions: level_plan.resident_partitions,
             mail_bytes: level_plan.mail_bytes,
             // On disk, with the lower levels in files larger than the page
@@ -1232,7 +1239,7 @@ mod tests {
             on_disk: false,
             spare_disk: false,
             work_dir: None,
-            checkpoint_seconds: 60.0,
+            checkpoint_seconds: None,
         }
     }
 

@@ -247,6 +247,12 @@ pub struct SolveOptions {
     /// and at the end of each stage that ends at least this many seconds
     /// after the last checkpoint.
     pub checkpoint_seconds: f64,
+    /// With a work directory: a stage's checkpoint also waits this many
+    /// times as long as the last checkpoint took (0: not at all). A
+    /// checkpoint copies every partition's files (21 GiB at level 36, about
+    /// two minutes here), so with 9 the checkpoints take at most about a
+    /// tenth of the stages' time, however large the level.
+    pub checkpoint_cost_multiple: f64,
     /// With a work directory: the partitions kept mapped at once (at least
     /// one); the one mapped longest ago is unmapped to map another. Each
     /// mapping pages its partition in again, so fewer cost time.
@@ -272,6 +278,7 @@ impl Default for SolveOptions {
             work_dir: None,
             keep_work_dir: false,
             checkpoint_seconds: 60.0,
+            checkpoint_cost_multiple: 0.0,
             resident_partitions: usize::MAX,
             mail_bytes: u64::MAX,
             sorted_lookups: None,
@@ -562,6 +569,8 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, Sol
 
     // The initial pass, or the checkpoint that follows it.
     let mut resumed_initial_boards = 0;
+    // How long the last checkpoint took (see `checkpoint_cost_multiple`).
+    let mut last_checkpoint_seconds = 0.0;
     let (first_k, mut stages, init_seconds) = match (&resumed, &mut store) {
         (Some(manifest), Store::Disk(disk)) if !manifest.is_initial() => {
             restore_summaries(disk, &mut states)?;
@@ -648,7 +657,9 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, Sol
                 }
                 return Ok(None);
             }
+            let checkpoint_started = Instant::now();
             checkpoint(&mut store, &states, manifest)?;
+            last_checkpoint_seconds = checkpoint_started.elapsed().as_secs_f64();
             (seeds, Vec::new(), init_seconds)
         }
     };
@@ -808,7 +819,10 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, Sol
                 spilled_updates: mails[0].spilled() + mails[1].spilled() - spilled_before,
             });
         }
-        if k > 1 && last_checkpoint.elapsed().as_secs_f64() >= options.checkpoint_seconds {
+        let spacing = options
+            .checkpoint_seconds
+            .max(options.checkpoint_cost_multiple * last_checkpoint_seconds);
+        if k > 1 && last_checkpoint.elapsed().as_secs_f64() >= spacing {
             let manifest = Manifest {
                 next_k: k as u32 - 1,
                 stages: stages.clone(),
@@ -816,7 +830,9 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, Sol
                 ..identity.clone()
             };
             progress.set_message(format!("checkpoint after stage {k}"));
+            let checkpoint_started = Instant::now();
             checkpoint(&mut store, &states, manifest)?;
+            last_checkpoint_seconds = checkpoint_started.elapsed().as_secs_f64();
             last_checkpoint = Instant::now();
         }
     }
