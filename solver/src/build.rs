@@ -791,7 +791,8 @@ pub struct PlannedLevel {
     /// board of levels 20..=24).
     pub disk_bytes: u64,
     /// The time estimated from the rates measured on 2 cores (in memory,
-    /// on disk; docs/scaling.md), scaled to the threads.
+    /// on disk; docs/scaling.md), scaled to the threads, and slowed when
+    /// the lower levels are files the page cache cannot hold.
     pub estimated_seconds: f64,
     /// Why the level cannot be built within the budget, if it cannot.
     pub refused: Option<String>,
@@ -807,6 +808,15 @@ const IN_MEMORY_BOARDS_PER_SECOND: f64 = 6.0e6;
 /// docs/performance.md).
 const ON_DISK_BOARDS_PER_SECOND: f64 = 4.2e6;
 
+/// How many times slower a level is built when the lower levels its
+/// captures reach are files larger than the page cache can hold beside the
+/// budget: their reads then wait for the disk. Levels 32 and 33 of the
+/// 36-seed game, in memory with the lower levels in files (9.8 and 18.4 GB
+/// of scores, about 10 GiB of cache beside `--memory 14G`), were built at
+/// 1.41 and 1.63 M boards/s, against the 6.0 M of levels 20..=24 (measured
+/// beside other work at nice 19: docs/scaling.md).
+const BEYOND_CACHE_SLOWDOWN: f64 = 4.0;
+
 /// The plan of every level of `plan` within `options`' budgets, before any
 /// work: how it would be built, with what memory and disk, in about how
 /// long.
@@ -815,6 +825,8 @@ pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
     let last_missing = last_missing(plan, options);
     let lower_in_files = lower_levels_in_files(plan, options, last_missing);
     let threads = rayon::current_num_threads() as f64;
+    // What the page cache may hold beside the budget.
+    let cache_room = crate::memory::available().map_or(0, |a| a.saturating_sub(options.memory));
     let work_dir = options.work_dir();
     // The free disk, less the level files planned before each level. What
     // the work directory holds already (files of scores, the partitions of
@@ -864,11 +876,24 @@ pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
                         && scores > 0
                         && (options.spare_disk
                             || free_disk.is_some_and(|free| disk.holding_scores() > free));
+                    // The bytes of the levels the captures reach (one per
+                    // board), read from files when `lower_in_files`.
+                    let reached: u64 = plan
+                        .levels
+                        .iter()
+                        .filter(|&&s| s + 2 <= seeds)
+                        .map(|&s| index.level_size(s))
+                        .sum();
+                    let slowdown = if lower_in_files && reached > cache_room {
+                        BEYOND_CACHE_SLOWDOWN
+                    } else {
+                        1.0
+                    };
                     let rate = if p.on_disk {
                         ON_DISK_BOARDS_PER_SECOND
                     } else {
                         IN_MEMORY_BOARDS_PER_SECOND
-                    };
+                    } / slowdown;
                     row = PlannedLevel {
                         on_disk: p.on_disk,
                         partitions: p.partitions,
