@@ -116,6 +116,7 @@ fn init<L: Layout, const P: usize>(
         // `super::batch::ParentBatch` for why in batches.
         let mut pending: Vec<(u32, Gain, &i8)> = Vec::with_capacity(2 * INIT_BATCH);
         let mut captures = MoveList::new();
+        let mut batches = 0u32;
         for (k, board) in index
             .boards_from(seeds, first + start)
             .take(boards)
@@ -138,6 +139,16 @@ fn init<L: Layout, const P: usize>(
             };
             if pending.len() >= INIT_BATCH {
                 resolve_captures(&mut pending, &mut cells);
+                // The lower levels' pages this thread mapped, held under the
+                // ceiling as they come: between two readings of the watch
+                // (and while it gives them back, tens of ms over files of
+                // gigabytes) the threads map more than it can see
+                // (level 24 in `--memory 900M`: peak 936 MiB without).
+                // Every few batches: each look costs a system call.
+                batches += 1;
+                if batches.is_multiple_of(HOLD_BATCHES) {
+                    resident::hold();
+                }
             }
         }
         resolve_captures(&mut pending, &mut cells);
@@ -338,6 +349,10 @@ fn read_ahead(lower: &LowerLevels, run: &[Lookup]) {
 
 /// Capturing moves collected before their child values are read (see `init`).
 const INIT_BATCH: usize = 32;
+
+/// Batches of [`init`] between two calls of [`resident::hold`]: at most
+/// 256 lookups, and so as many pages mapped, unseen.
+const HOLD_BATCHES: u32 = 8;
 
 /// Folds each pending capture's value into `B` of its board.
 fn resolve_captures(pending: &mut Vec<(u32, Gain, &i8)>, cells: &mut [Cell]) {
