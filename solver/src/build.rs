@@ -415,7 +415,11 @@ pub fn build_on(
             // second in order). Smaller, they are read at random, faster
             // (level 22 in 250M: initial pass 15.8 s against 23.5 s sorted).
             sorted_lookups: (level_plan.on_disk && lower_in_files && reached_below > cache_room)
-                .then(|| level_plan.lookups_within(options.memory)),
+                .then(|| {
+                    let cells = boards.div_ceil(level_plan.partitions) as f64
+                        * options.state_bytes_per_board(seeds);
+                    level_plan.lookups_within(options.memory, cells as u64)
+                }),
             // The cells stay, named as solved, until the level file is
             // written: a run stopped while it writes resumes there.
             keep_work_dir: true,
@@ -1103,14 +1107,23 @@ fn plan_memory(
 
 impl LevelPlan {
     /// The lookups the initial pass may hold at once when it sorts them
-    /// (see `retro::SolveOptions::sorted_lookups`), within `budget`: the
+    /// (see `retro::SolveOptions::sorted_lookups`), within `budget`, for a
+    /// level on disk whose partitions' cells take `cells` bytes each: the
     /// room the frontier lists and the mail take later (neither is used
-    /// yet), at 24 bytes a lookup (16, and the board's cell and best value
-    /// while its window is open), and at least 64 MiB's worth.
-    fn lookups_within(&self, budget: u64) -> usize {
+    /// yet) and the room of the mapped partitions' cells (written a window
+    /// at a time, their pages given back under the resident ceiling), less
+    /// a quarter of the budget (the ceiling's sixteenth; the pages read and
+    /// written; a window richer in captures than sized for, by up to an
+    /// eighth; the vectors of a group of chunks freed to the heap), at 24
+    /// bytes a lookup (16, and the board's cell and best value while its
+    /// window is open), and at least 64 MiB's worth. Each
+    /// window reads nearly every page of the lower levels (level 36: 31 GiB
+    /// of scores): the fewer, the better.
+    fn lookups_within(&self, budget: u64, cells: u64) -> usize {
         let lists = self.list_entries * retro::LIVE_GENERATIONS * retro::LIST_ENTRY_BYTES;
-        let spare = budget.saturating_sub(self.memory_bytes) + lists + self.mail_bytes;
-        (spare.max(64 << 20) / 24) as usize
+        let mapped = self.resident_partitions.min(self.partitions as usize) as u64 * cells;
+        let spare = budget.saturating_sub(self.memory_bytes) + lists + self.mail_bytes + mapped;
+        (spare.saturating_sub(budget / 4).max(64 << 20) / 24) as usize
     }
 }
 

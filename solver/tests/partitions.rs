@@ -132,8 +132,9 @@ fn partitions_on_disk_solve_alike_and_leave_no_work_directory() {
 
 #[test]
 fn the_initial_pass_with_its_lookups_sorted_solves_alike() {
-    // Windows of 1,000 lookups (a window is at least one chunk of boards)
-    // and of 10 million (one window a level), in memory and on disk.
+    // Windows of 1,000 lookups (a window is at least one chunk of boards),
+    // of 100,000 (a few chunks, each a group of its own) and of 10 million
+    // (one window a level, in groups of chunks), in memory and on disk.
     let scratch = tempfile::tempdir().unwrap();
     for set in RuleSet::ALL {
         let rules = Rules::new(set, 6).unwrap();
@@ -150,6 +151,7 @@ fn the_initial_pass_with_its_lookups_sorted_solves_alike() {
             partitioned(1),
             sorted(1000, 1),
             sorted(10_000_000, 1),
+            sorted(100_000, 3),
             sorted(1000, 16),
             on_disk,
         ];

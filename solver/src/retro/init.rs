@@ -205,8 +205,10 @@ const LEVEL_SHIFT: u32 = 42;
 const LOOKUP_RUN: usize = 1 << 16;
 
 /// [`init`] with the captures' lookups sorted by child, in windows of the
-/// partition's boards holding at most `max_lookups` lookups (16 bytes each;
-/// at least one chunk of boards a window), from local board `from` (the
+/// partition's boards holding about `max_lookups` lookups (16 bytes each;
+/// more by an eighth where the boards have twice the captures measured
+/// before them; at least one chunk of boards a window, and no more boards
+/// than a `u32` counts), from local board `from` (the
 /// start of a chunk): each window's lookups are collected, sorted, read in
 /// runs (each run's children's pages read ahead first), their best value
 /// kept per board, and the window's cells stored; then `after_window` is
@@ -230,71 +232,94 @@ fn init_sorted<L: Layout, const P: usize>(
     let first = state.start;
     let no_move = no_move::<L>(rules, seeds);
     let chunks: Vec<(u64, usize, &[std::sync::atomic::AtomicU64])> = state.chunks().collect();
-    // Lookups per board, as measured in the last window (a guess at first).
+    // Lookups per board, as measured so far (a guess at first).
     let mut per_board = 2.0f64;
     let mut at = chunk_range::<L>(state, from..state.size).start;
     while at < chunks.len() {
-        // The window: as many chunks as the lookups expected allow.
-        let mut end = at + 1;
-        let mut boards = chunks[at].1;
+        let window_start = chunks[at].0;
+        // 1. Each chunk's cells without their captures, and its lookups,
+        // made in groups of chunks until the window holds `max_lookups`:
+        // a group is sized for an eighth of them at the rate measured so
+        // far, so that a stretch of boards richer in captures than those
+        // before (their rate varies from 0.5 to 1.1 a board along level
+        // 36) goes over by a fraction of an eighth.
+        // (The lookups of each group join the window's as the group ends,
+        // so that the chunks' own vectors, freed to the heap, are used
+        // again by the next group's: copied at the end, all of them would
+        // be resident beside the copy, twice the window's lookups.)
+        let mut made: Vec<Vec<Cell>> = Vec::new();
+        let mut lookups: Vec<Lookup> = Vec::new();
+        let mut total = 0;
+        let mut boards = 0;
+        let mut end = at;
         while end < chunks.len()
-            && ((boards + chunks[end].1) as f64 * per_board) as usize <= max_lookups
-            && boards + chunks[end].1 <= u32::MAX as usize
+            && total < max_lookups
+            && (end == at || boards + chunks[end].1 <= u32::MAX as usize)
         {
-            boards += chunks[end].1;
+            let want = (max_lookups - total).min(max_lookups.div_ceil(8));
+            let group_start = end;
+            let mut group_boards = chunks[end].1;
             end += 1;
+            while end < chunks.len()
+                && ((group_boards + chunks[end].1) as f64 * per_board) as usize <= want
+                && boards + group_boards + chunks[end].1 <= u32::MAX as usize
+            {
+                group_boards += chunks[end].1;
+                end += 1;
+            }
+            let group: Vec<(Vec<Cell>, Vec<Lookup>)> = chunks[group_start..end]
+                .par_iter()
+                .map(|&(start, boards, _)| {
+                    let mut cells = vec![
+                        Cell {
+                            value: 0,
+                            nibble: 0
+                        };
+                        boards
+                    ];
+                    let mut lookups = Vec::new();
+                    let mut captures = MoveList::new();
+                    let offset = (start - window_start) as u32;
+                    for (k, board) in index
+                        .boards_from(seeds, first + start)
+                        .take(boards)
+                        .enumerate()
+                    {
+                        let quiet =
+                            rules.quiet_moves_and_captures_sized::<P>(&board, &mut captures);
+                        let best = if quiet == 0 && captures.is_empty() {
+                            no_move
+                        } else {
+                            L::NO_EXIT
+                        };
+                        for m in captures.iter() {
+                            let i = index
+                                .rank_sized::<P>(&m.child)
+                                .expect("a child is always stored");
+                            lookups.push(Lookup {
+                                child: (m.child.seeds() as u64) << LEVEL_SHIFT | i,
+                                board: offset + k as u32,
+                                gain: m.gain(),
+                            });
+                        }
+                        cells[k] = Cell {
+                            value: best,
+                            nibble: quiet,
+                        };
+                    }
+                    (cells, lookups)
+                })
+                .collect();
+            for (cells, chunk_lookups) in group {
+                lookups.extend_from_slice(&chunk_lookups);
+                made.push(cells);
+            }
+            total = lookups.len();
+            boards += group_boards;
+            per_board = (total as f64 / boards as f64).max(0.01);
         }
         let window = &chunks[at..end];
-        let window_start = window[0].0;
-        // 1. Each chunk's cells without their captures, and its lookups.
-        let mut made: Vec<(Vec<Cell>, Vec<Lookup>)> = window
-            .par_iter()
-            .map(|&(start, boards, _)| {
-                let mut cells = vec![
-                    Cell {
-                        value: 0,
-                        nibble: 0
-                    };
-                    boards
-                ];
-                let mut lookups = Vec::new();
-                let mut captures = MoveList::new();
-                let offset = (start - window_start) as u32;
-                for (k, board) in index
-                    .boards_from(seeds, first + start)
-                    .take(boards)
-                    .enumerate()
-                {
-                    let quiet = rules.quiet_moves_and_captures_sized::<P>(&board, &mut captures);
-                    let best = if quiet == 0 && captures.is_empty() {
-                        no_move
-                    } else {
-                        L::NO_EXIT
-                    };
-                    for m in captures.iter() {
-                        let i = index
-                            .rank_sized::<P>(&m.child)
-                            .expect("a child is always stored");
-                        lookups.push(Lookup {
-                            child: (m.child.seeds() as u64) << LEVEL_SHIFT | i,
-                            board: offset + k as u32,
-                            gain: m.gain(),
-                        });
-                    }
-                    cells[k] = Cell {
-                        value: best,
-                        nibble: quiet,
-                    };
-                }
-                (cells, lookups)
-            })
-            .collect();
         // 2. The lookups in the order of their children.
-        let total: usize = made.iter().map(|(_, l)| l.len()).sum();
-        let mut lookups = Vec::with_capacity(total);
-        for (_, l) in &mut made {
-            lookups.extend(std::mem::take(l));
-        }
         lookups.par_sort_unstable_by_key(|l: &Lookup| l.child);
         // 3. The best capture of each board, the children read in order.
         // (Atomic: the boards of one run of children lie anywhere in the
@@ -313,7 +338,7 @@ fn init_sorted<L: Layout, const P: usize>(
         drop(lookups);
         // 4. The cells with their best capture, stored.
         window.par_iter().zip(made.into_par_iter()).for_each(
-            |(&(start, boards, words), (mut cells, _))| {
+            |(&(start, boards, words), mut cells)| {
                 let offset = (start - window_start) as usize;
                 for (cell, best) in cells.iter_mut().zip(&best[offset..offset + boards]) {
                     cell.value = cell.value.max(best.load(Relaxed));
@@ -322,7 +347,6 @@ fn init_sorted<L: Layout, const P: usize>(
                 progress.inc(boards as u64);
             },
         );
-        per_board = (total as f64 / boards as f64).max(0.01);
         at = end;
         let (last_start, last_boards, _) = chunks[end - 1];
         after_window(last_start + last_boards as u64)?;
