@@ -230,7 +230,6 @@ fn init_sorted<L: Layout, const P: usize>(
 ) -> Result<(), SolveError> {
     progress.set_message("captures, sorted by child");
     let first = state.start;
-    let no_move = no_move::<L>(rules, seeds);
     let chunks: Vec<(u64, usize, &[std::sync::atomic::AtomicU64])> = state.chunks().collect();
     // Lookups per board, as measured so far (a guess at first).
     let mut per_board = 2.0f64;
@@ -270,44 +269,8 @@ fn init_sorted<L: Layout, const P: usize>(
             let group: Vec<(Vec<Cell>, Vec<Lookup>)> = chunks[group_start..end]
                 .par_iter()
                 .map(|&(start, boards, _)| {
-                    let mut cells = vec![
-                        Cell {
-                            value: 0,
-                            nibble: 0
-                        };
-                        boards
-                    ];
-                    let mut lookups = Vec::new();
-                    let mut captures = MoveList::new();
                     let offset = (start - window_start) as u32;
-                    for (k, board) in index
-                        .boards_from(seeds, first + start)
-                        .take(boards)
-                        .enumerate()
-                    {
-                        let quiet =
-                            rules.quiet_moves_and_captures_sized::<P>(&board, &mut captures);
-                        let best = if quiet == 0 && captures.is_empty() {
-                            no_move
-                        } else {
-                            L::NO_EXIT
-                        };
-                        for m in captures.iter() {
-                            let i = index
-                                .rank_sized::<P>(&m.child)
-                                .expect("a child is always stored");
-                            lookups.push(Lookup {
-                                child: (m.child.seeds() as u64) << LEVEL_SHIFT | i,
-                                board: offset + k as u32,
-                                gain: m.gain(),
-                            });
-                        }
-                        cells[k] = Cell {
-                            value: best,
-                            nibble: quiet,
-                        };
-                    }
-                    (cells, lookups)
+                    chunk_lookups::<L, P>(rules, seeds, index, first + start, boards, offset)
                 })
                 .collect();
             for (cells, chunk_lookups) in group {
@@ -355,6 +318,53 @@ fn init_sorted<L: Layout, const P: usize>(
         resident::release_file_pages();
     }
     Ok(())
+}
+
+/// The cells of the `boards` boards of level `seeds` from index `start`
+/// without their captures' values (`B` is [`Layout::NO_EXIT`], or the
+/// value of a board without moves), and the lookups of their captures, the
+/// boards numbered from `offset` in their window.
+fn chunk_lookups<L: Layout, const P: usize>(
+    rules: Rules,
+    seeds: u32,
+    index: &Index,
+    start: u64,
+    boards: usize,
+    offset: u32,
+) -> (Vec<Cell>, Vec<Lookup>) {
+    let no_move = no_move::<L>(rules, seeds);
+    let mut cells = vec![
+        Cell {
+            value: 0,
+            nibble: 0
+        };
+        boards
+    ];
+    let mut lookups = Vec::new();
+    let mut captures = MoveList::new();
+    for (k, board) in index.boards_from(seeds, start).take(boards).enumerate() {
+        let quiet = rules.quiet_moves_and_captures_sized::<P>(&board, &mut captures);
+        let best = if quiet == 0 && captures.is_empty() {
+            no_move
+        } else {
+            L::NO_EXIT
+        };
+        for m in captures.iter() {
+            let i = index
+                .rank_sized::<P>(&m.child)
+                .expect("a child is always stored");
+            lookups.push(Lookup {
+                child: (m.child.seeds() as u64) << LEVEL_SHIFT | i,
+                board: offset + k as u32,
+                gain: m.gain(),
+            });
+        }
+        cells[k] = Cell {
+            value: best,
+            nibble: quiet,
+        };
+    }
+    (cells, lookups)
 }
 
 /// Reads ahead the pages of the children of `run` (sorted by child), level
