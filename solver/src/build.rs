@@ -387,13 +387,8 @@ pub fn build_on(
         let bar = progress_bar(options.progress, seeds, boards);
         // The bytes of the levels the initial pass reads (one per board),
         // and what the page cache may hold beside the budget.
-        let reached_below: u64 = plan
-            .levels
-            .iter()
-            .filter(|&&s| s + 2 <= seeds)
-            .map(|&s| index.level_size(s))
-            .sum();
-        let cache_room = crate::memory::available().map_or(0, |a| a.saturating_sub(options.memory));
+        let reached_below = reached_bytes(plan, index, seeds);
+        let cache_room = cache_room(options);
         let solve_options = retro::SolveOptions {
             record_generations: options.certificate,
             list_entries: Some(list_entries),
@@ -812,6 +807,22 @@ const IN_MEMORY_BOARDS_PER_SECOND: f64 = 6.0e6;
 /// docs/performance.md).
 const ON_DISK_BOARDS_PER_SECOND: f64 = 4.2e6;
 
+/// The bytes of the levels of `plan` that the captures of level `seeds`
+/// reach (one per board: levels up to `seeds - 2`).
+fn reached_bytes(plan: &Plan, index: &Index, seeds: u32) -> u64 {
+    plan.levels
+        .iter()
+        .filter(|&&s| s + 2 <= seeds)
+        .map(|&s| index.level_size(s))
+        .sum()
+}
+
+/// What the page cache may hold beside `options`' memory budget (0 where
+/// the available memory is unknown).
+fn cache_room(options: &Options) -> u64 {
+    crate::memory::available().map_or(0, |a| a.saturating_sub(options.memory))
+}
+
 /// How many times slower a level is built when the lower levels its
 /// captures reach are files larger than the page cache can hold beside the
 /// budget: their reads then wait for the disk. Levels 32 and 33 of the
@@ -829,8 +840,7 @@ pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
     let last_missing = last_missing(plan, options);
     let lower_in_files = lower_levels_in_files(plan, options, last_missing);
     let threads = rayon::current_num_threads() as f64;
-    // What the page cache may hold beside the budget.
-    let cache_room = crate::memory::available().map_or(0, |a| a.saturating_sub(options.memory));
+    let cache_room = cache_room(options);
     let work_dir = options.work_dir();
     // The free disk, less the level files planned before each level. What
     // the work directory holds already (files of scores, the partitions of
@@ -882,12 +892,7 @@ pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
                             || free_disk.is_some_and(|free| disk.holding_scores() > free));
                     // The bytes of the levels the captures reach (one per
                     // board), read from files when `lower_in_files`.
-                    let reached: u64 = plan
-                        .levels
-                        .iter()
-                        .filter(|&&s| s + 2 <= seeds)
-                        .map(|&s| index.level_size(s))
-                        .sum();
+                    let reached = reached_bytes(plan, index, seeds);
                     let slowdown = if lower_in_files && reached > cache_room {
                         BEYOND_CACHE_SLOWDOWN
                     } else {
