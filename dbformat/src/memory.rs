@@ -17,13 +17,103 @@ pub fn format_size(bytes: u64) -> String {
     }
 }
 
-/// The memory this machine has available now (`MemAvailable` of /proc/meminfo),
-/// or `None` where that cannot be read.
+/// The memory this process has available now: the machine's
+/// (`MemAvailable` of /proc/meminfo), or less when its control group limits
+/// it (a container, a job of a batch system, `systemd-run -p MemoryMax=`;
+/// see [`group_available`]). `None` where neither can be read.
+///
+/// The budgets default to a share of it, and the solver counts what is
+/// left beside its budget as the page cache's room, so in a group limited
+/// to less than the machine both must come from the group.
 pub fn available() -> Option<u64> {
+    let machine = machine_available();
+    let group = std::fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|groups| group_available(std::path::Path::new("/sys/fs/cgroup"), &groups));
+    match (machine, group) {
+        (Some(m), Some(g)) => Some(m.min(g)),
+        (m, g) => m.or(g),
+    }
+}
+
+/// `MemAvailable` of /proc/meminfo, if it can be read.
+fn machine_available() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
+}
+
+/// The memory the control group of a process has available, from the
+/// process's `/proc/self/cgroup` (`groups`) and the cgroup file systems
+/// mounted under `root` (`/sys/fs/cgroup`): the group's limit (the least of
+/// its own and its ancestors') less what the group holds beyond its page
+/// cache, which, as in `MemAvailable`, can be reclaimed. Reads cgroup v1
+/// (`memory/…/memory.limit_in_bytes`) and v2 (`…/memory.max`, mounted at
+/// `root` or at `root/unified`). `None` when no group limits the memory.
+pub fn group_available(root: &std::path::Path, groups: &str) -> Option<u64> {
+    // (A v1 "no limit" is a page-rounded i64::MAX.)
+    const NO_LIMIT: u64 = 1 << 62;
+    let number = |dir: &std::path::Path, name: &str| -> Option<u64> {
+        std::fs::read_to_string(dir.join(name))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    let stat = |dir: &std::path::Path, key: &str| -> Option<u64> {
+        let text = std::fs::read_to_string(dir.join("memory.stat")).ok()?;
+        text.lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix(' '))?
+            .trim()
+            .parse()
+            .ok()
+    };
+    // The least limit named by `file` in `dir` and its ancestors up to `top`.
+    let least_limit = |top: &std::path::Path, dir: &std::path::Path, file: &str| {
+        dir.ancestors()
+            .take_while(|d| d.starts_with(top))
+            .filter_map(|d| number(d, file))
+            .filter(|&limit| limit < NO_LIMIT)
+            .min()
+    };
+    for line in groups.lines() {
+        // `id:controllers:path`
+        let mut fields = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        let relative = path.trim_start_matches('/');
+        if controllers.split(',').any(|c| c == "memory") {
+            let top = root.join("memory");
+            let dir = top.join(relative);
+            let Some(limit) = least_limit(&top, &dir, "memory.limit_in_bytes") else {
+                continue;
+            };
+            let used = number(&dir, "memory.usage_in_bytes").unwrap_or(0);
+            let cache = stat(&dir, "total_cache").or_else(|| stat(&dir, "cache"));
+            let held = used.saturating_sub(cache.unwrap_or(0));
+            return Some(limit.saturating_sub(held));
+        }
+        if controllers.is_empty() {
+            for top in [root.to_path_buf(), root.join("unified")] {
+                let dir = top.join(relative);
+                if !dir.join("memory.current").exists() {
+                    continue;
+                }
+                // ("max" does not parse: no limit at that level.)
+                let Some(limit) = least_limit(&top, &dir, "memory.max") else {
+                    break;
+                };
+                let used = number(&dir, "memory.current").unwrap_or(0);
+                let held = used.saturating_sub(stat(&dir, "file").unwrap_or(0));
+                return Some(limit.saturating_sub(held));
+            }
+        }
+    }
+    None
 }
 
 /// The default budget: 85% of the available memory (8 GiB where unknown).
@@ -60,5 +150,79 @@ pub fn free_disk(path: &std::path::Path) -> Option<u64> {
     {
         let _ = path;
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::group_available;
+    use std::fs;
+    use std::path::Path;
+
+    fn write(dir: &Path, name: &str, text: &str) {
+        fs::create_dir_all(dir).unwrap();
+        fs::write(dir.join(name), text).unwrap();
+    }
+
+    #[test]
+    fn a_v1_group_has_its_least_limit_less_what_it_holds_beyond_its_cache() {
+        let root = tempfile::tempdir().unwrap();
+        let parent = root.path().join("memory/jobs");
+        let group = parent.join("job1");
+        write(
+            &root.path().join("memory"),
+            "memory.limit_in_bytes",
+            "9223372036854771712\n",
+        );
+        write(&parent, "memory.limit_in_bytes", "3000\n");
+        write(&group, "memory.limit_in_bytes", "5000\n");
+        write(&group, "memory.usage_in_bytes", "1800\n");
+        write(
+            &group,
+            "memory.stat",
+            "cache 700\nrss 1100\ntotal_cache 800\n",
+        );
+        let groups = "12:pids:/\n4:memory:/jobs/job1\n0::/\n";
+        // The parent's 3000, less 1800 used of which 800 is cache.
+        assert_eq!(group_available(root.path(), groups), Some(2000));
+    }
+
+    #[test]
+    fn a_v1_group_without_a_limit_is_none() {
+        let root = tempfile::tempdir().unwrap();
+        let group = root.path().join("memory/jobs");
+        write(&group, "memory.limit_in_bytes", "9223372036854771712\n");
+        write(&group, "memory.usage_in_bytes", "1800\n");
+        assert_eq!(group_available(root.path(), "4:memory:/jobs\n"), None);
+    }
+
+    #[test]
+    fn a_v2_group_is_read_at_the_root_or_under_unified() {
+        for mount in ["", "unified"] {
+            let root = tempfile::tempdir().unwrap();
+            let top = root.path().join(mount);
+            let group = top.join("user.slice/run-1.scope");
+            write(&top.join("user.slice"), "memory.max", "max\n");
+            write(&group, "memory.max", "4096\n");
+            write(&group, "memory.current", "3000\n");
+            write(&group, "memory.stat", "anon 1000\nfile 2000\n");
+            let groups = "0::/user.slice/run-1.scope\n";
+            assert_eq!(
+                group_available(root.path(), groups),
+                Some(3096),
+                "{mount:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_v2_group_without_a_limit_or_a_group_file_is_none() {
+        let root = tempfile::tempdir().unwrap();
+        let group = root.path().join("a");
+        write(&group, "memory.max", "max\n");
+        write(&group, "memory.current", "3000\n");
+        assert_eq!(group_available(root.path(), "0::/a\n"), None);
+        assert_eq!(group_available(root.path(), ""), None);
+        assert_eq!(group_available(root.path(), "garbage"), None);
     }
 }
