@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Level 36 of the 36-seed game in miniature: level 24 of the 24-seed game (3 seeds
+# per pit becomes 2) built on disk in 2 partitions, one mapped at a time, with its
+# lower levels in files larger than the page cache, as level 36 is on a 24 GiB
+# machine in `--memory 14G`, at 1/37 of the size (about 10 minutes).
+#
+#   sudo scripts/miniature.sh [BUDGET_MIB] [CACHE_MIB]
+#
+# The budget (default 420 MiB) gives level 24 two partitions of 243 MiB of cells;
+# the cache (default 220 MiB, 0.9 of a partition: level 36 has 10.6 GiB partitions
+# beside about 9.5 GiB of cache) is made by running the build in a memory control
+# group limited to BUDGET + CACHE (cgroup v2, or v1's memory controller; root is
+# needed to make one). The same level is then built on disk without the group (the
+# page cache holds everything) and in memory; the three level files must be equal.
+# Prints each build's time, boards per second, bytes read and written per board
+# and peak resident memory. The directory goes to a temporary one, removed at the
+# end; BIN=PATH measures another awari-solve binary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+budget=${1:-420}
+cache=${2:-220}
+if [ -z "${BIN:-}" ]; then
+  cargo build --release --bins -q
+  BIN=$PWD/target/release/awari-solve
+fi
+[ "$(id -u)" = 0 ] || { echo "miniature.sh makes a memory control group: run it as root" >&2; exit 2; }
+dir=$(mktemp -d "${TMPDIR:-/var/tmp}/awari-miniature.XXXXXX")
+
+# The control group, v2 where the unified hierarchy is mounted at the root.
+limit=$(( (budget + cache) << 20 ))
+if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+  group=/sys/fs/cgroup/awari-miniature-$$
+  echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
+  mkdir "$group"
+  echo "$limit" > "$group/memory.max"
+elif [ -d /sys/fs/cgroup/memory ]; then
+  group=/sys/fs/cgroup/memory/awari-miniature-$$
+  mkdir "$group"
+  echo "$limit" > "$group/memory.limit_in_bytes"
+else
+  echo "no memory control group here (/sys/fs/cgroup)" >&2
+  exit 2
+fi
+trap 'rm -rf "$dir"; rmdir "$group" 2>/dev/null || true' EXIT
+
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo "levels 0..=22 (the lower levels)"
+"$BIN" --db "$dir/base" --max-seeds 22 --json > /dev/null
+
+# build NAME IN_GROUP OPTIONS...: level 24 from a copy of levels 0..=22, from a
+# cold page cache.
+build() {
+  local name=$1 in_group=$2
+  shift 2
+  cp -r "$dir/base" "$dir/$name"
+  sync
+  echo 3 > /proc/sys/vm/drop_caches
+  local cmd=(/usr/bin/time -f "%M" -o "$dir/$name.peak" "$BIN" --db "$dir/$name" --start 2 --json "$@")
+  if [ "$in_group" = yes ]; then
+    sh -c 'echo $$ > "$0/cgroup.procs"; exec "$@"' "$group" "${cmd[@]}" > "$dir/$name.jsonl"
+  else
+    "${cmd[@]}" > "$dir/$name.jsonl"
+  fi
+}
+echo "level 24 on disk in ${budget}M, page cache ${cache} MiB (the control group)"
+build beyond yes --memory "${budget}M" --spare-disk
+echo "level 24 on disk in ${budget}M, the page cache unlimited"
+build cached no --memory "${budget}M" --spare-disk
+echo "level 24 in memory"
+build memory no
+
+python3 - "$dir" <<'PY'
+import json, sys
+d = sys.argv[1]
+print(f"{'build':>8} {'seconds':>8} {'initial':>8} {'stages':>8} {'writing':>8} {'M boards/s':>10} {'read B/board':>12} {'written B/board':>15} {'peak MiB':>9} {'sorted':>6}")
+for name in ["beyond", "cached", "memory"]:
+    l = json.loads(open(f"{d}/{name}.jsonl").read().splitlines()[-1])
+    assert l["seeds"] == 24
+    b = l["boards"]
+    stages = sum(s["seeding_seconds"] + s["propagation_seconds"] for s in l["stages"])
+    peak = int(open(f"{d}/{name}.peak").read().split()[-1]) / 1024
+    print(f"{name:>8} {l['seconds']:>8.1f} {l['init_seconds']:>8.1f} {stages:>8.1f} {l['write_seconds']:>8.1f} "
+          f"{b / l['seconds'] / 1e6:>10.2f} {l['disk_read_bytes'] / b:>12.1f} {l['disk_written_bytes'] / b:>15.1f} {peak:>9.0f} {str(l['sorted_lookups']):>6}")
+PY
+md5sum "$dir"/{beyond,cached,memory}/awari-p6-n24.awl
+test "$(md5sum < "$dir/beyond/awari-p6-n24.awl")" = "$(md5sum < "$dir/memory/awari-p6-n24.awl")"
+test "$(md5sum < "$dir/cached/awari-p6-n24.awl")" = "$(md5sum < "$dir/memory/awari-p6-n24.awl")"
+echo "the three level files are equal"
