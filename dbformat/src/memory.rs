@@ -77,6 +77,10 @@ pub fn group_available(root: &std::path::Path, groups: &str) -> Option<u64> {
             .filter(|&limit| limit < NO_LIMIT)
             .min()
     };
+    // The limit less what the group uses beyond its page cache.
+    let beside = |limit: u64, used: Option<u64>, cache: Option<u64>| {
+        limit.saturating_sub(used.unwrap_or(0).saturating_sub(cache.unwrap_or(0)))
+    };
     for line in groups.lines() {
         // `id:controllers:path`
         let mut fields = line.splitn(3, ':');
@@ -92,10 +96,9 @@ pub fn group_available(root: &std::path::Path, groups: &str) -> Option<u64> {
             let Some(limit) = least_limit(&top, &dir, "memory.limit_in_bytes") else {
                 continue;
             };
-            let used = number(&dir, "memory.usage_in_bytes").unwrap_or(0);
+            let used = number(&dir, "memory.usage_in_bytes");
             let cache = stat(&dir, "total_cache").or_else(|| stat(&dir, "cache"));
-            let held = used.saturating_sub(cache.unwrap_or(0));
-            return Some(limit.saturating_sub(held));
+            return Some(beside(limit, used, cache));
         }
         if controllers.is_empty() {
             for top in [root.to_path_buf(), root.join("unified")] {
@@ -107,9 +110,8 @@ pub fn group_available(root: &std::path::Path, groups: &str) -> Option<u64> {
                 let Some(limit) = least_limit(&top, &dir, "memory.max") else {
                     break;
                 };
-                let used = number(&dir, "memory.current").unwrap_or(0);
-                let held = used.saturating_sub(stat(&dir, "file").unwrap_or(0));
-                return Some(limit.saturating_sub(held));
+                let used = number(&dir, "memory.current");
+                return Some(beside(limit, used, stat(&dir, "file")));
             }
         }
     }
@@ -188,15 +190,6 @@ mod tests {
     }
 
     #[test]
-    fn a_v1_group_without_a_limit_is_none() {
-        let root = tempfile::tempdir().unwrap();
-        let group = root.path().join("memory/jobs");
-        write(&group, "memory.limit_in_bytes", "9223372036854771712\n");
-        write(&group, "memory.usage_in_bytes", "1800\n");
-        assert_eq!(group_available(root.path(), "4:memory:/jobs\n"), None);
-    }
-
-    #[test]
     fn a_v2_group_is_read_at_the_root_or_under_unified() {
         for mount in ["", "unified"] {
             let root = tempfile::tempdir().unwrap();
@@ -216,11 +209,15 @@ mod tests {
     }
 
     #[test]
-    fn a_v2_group_without_a_limit_or_a_group_file_is_none() {
+    fn a_group_without_a_limit_or_a_group_file_is_none() {
         let root = tempfile::tempdir().unwrap();
-        let group = root.path().join("a");
-        write(&group, "memory.max", "max\n");
-        write(&group, "memory.current", "3000\n");
+        let v1 = root.path().join("memory/jobs");
+        write(&v1, "memory.limit_in_bytes", "9223372036854771712\n");
+        write(&v1, "memory.usage_in_bytes", "1800\n");
+        assert_eq!(group_available(root.path(), "4:memory:/jobs\n"), None);
+        let v2 = root.path().join("a");
+        write(&v2, "memory.max", "max\n");
+        write(&v2, "memory.current", "3000\n");
         assert_eq!(group_available(root.path(), "0::/a\n"), None);
         assert_eq!(group_available(root.path(), ""), None);
         assert_eq!(group_available(root.path(), "garbage"), None);
