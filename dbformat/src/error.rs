@@ -1,6 +1,6 @@
 //! The one error type of this crate.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Everything that can go wrong in `awari-dbformat`: bad input from a person,
 /// an impossible request, or a level file that cannot be trusted.
@@ -46,6 +46,12 @@ pub enum Error {
         /// The number of boards in the level.
         boards: u64,
     },
+    /// A size written by a person (`512M`, `20G`) that could not be read.
+    #[error("{input:?} is not a size; write e.g. 512M, 20G or 20GiB")]
+    Size {
+        /// The text as given.
+        input: String,
+    },
     /// A seed count beyond what this crate can index.
     #[error("{seeds} seeds is more than the {max} this build can index")]
     TooManySeeds {
@@ -89,6 +95,17 @@ pub enum Error {
         /// What is not supported.
         reason: String,
     },
+}
+
+impl Error {
+    /// The [`Error::Io`] of `path` from an I/O error, for `map_err`:
+    /// `fs::write(&path, bytes).map_err(Error::io(&path))`.
+    pub fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+        move |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
 }
 
 /// `Result` with this crate's [`Error`].

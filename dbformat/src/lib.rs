@@ -11,12 +11,19 @@
 //!   and [`BoardFinder`] finds boards of nearby indices.
 //! - [`Score`] and [`Outcome`]: what a database stores, and what it means once the
 //!   seeds already captured are known.
+//! - [`level`]: levels decoded, one score per board ([`Values`], [`Levels`]),
+//!   and the value of a board by one ply over its children ([`one_ply`]).
 //! - [`file`](mod@crate::file): the level file format (compressed, checksummed, memory-mapped).
-//! - [`huge`]: per-board arrays in huge pages (a level's values, a certificate).
-//! - [`memory`]: the memory this machine has, sizes for people.
-//! - [`resident`]: a ceiling on the resident set, held by giving back the
-//!   pages of arrays mapped from files.
-//! - [`cache::prefetch`]: the cache hint of the solver's and verifier's hot loops.
+//! - [`memory`]: huge-page arrays, arrays mapped from files, the resident
+//!   ceiling, the memory this machine has.
+//! - [`cluster`]: the processes that solve a level together (one, or the
+//!   ranks of an MPI job).
+//! - [`cli`]: what the two command-line tools share (sizes, progress bars).
+//!
+//! The folders follow the subsystems: `game/` (the rules of a move),
+//! `index/` (where a board is stored), `level/` and `file/` (what a level
+//! holds, in memory and on disk), `memory/` and `cluster/` (how large
+//! levels are held and shared). `docs/architecture.md` is the map.
 //!
 //! ```
 //! use awari_dbformat::{Board, Index, Rules};
@@ -29,30 +36,19 @@
 //! # Ok::<(), awari_dbformat::Error>(())
 //! ```
 
-pub mod board;
-pub mod cache;
+pub mod cli;
+pub mod cluster;
 pub mod error;
 pub mod file;
-pub mod finder;
-pub mod huge;
+pub mod game;
 pub mod index;
-pub mod mapped;
+pub mod level;
 pub mod memory;
-pub mod moves;
-pub mod packed;
-pub mod parents;
-pub mod ranks;
-pub mod resident;
-pub mod rules;
-pub mod score;
-mod sowing;
 
-pub use board::{parse_pit, pit_label, Board};
 pub use error::{Error, Result};
-pub use finder::BoardFinder;
-pub use index::{Index, LevelIter, Tile, TileBoards, UnstoredRow};
-pub use moves::{Gain, Move, MoveList, Turn};
-pub use packed::BoardPacker;
-pub use parents::Parents;
-pub use rules::{RuleSet, Rules, MAX_PITS, MAX_SEEDS, MIN_PITS};
-pub use score::{Outcome, Score};
+pub use game::{
+    parse_pit, pit_label, Board, Gain, Move, MoveList, Outcome, Parents, RuleSet, Rules, Score,
+    Turn, MAX_PITS, MAX_SEEDS, MIN_PITS,
+};
+pub use index::{BoardFinder, BoardPacker, Index, LevelIter, Tile, TileBoards, UnstoredRow};
+pub use level::{levels_captures_reach, one_ply, Levels, Values};

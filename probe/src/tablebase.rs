@@ -5,8 +5,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use awari_dbformat::file::{self, LevelId, LevelReader, Stored};
-use awari_dbformat::huge::Values;
-use awari_dbformat::{Board, Index, Move, Outcome, RuleSet, Rules, Score, Turn};
+use awari_dbformat::level::Values;
+use awari_dbformat::{
+    levels_captures_reach, Board, Index, Move, Outcome, RuleSet, Rules, Score, Turn,
+};
 
 use crate::error::ProbeError;
 
@@ -353,7 +355,7 @@ impl Tablebase {
     /// `seeds` reaches) that preloading allows, from the bottom up, so that
     /// resolving level `seeds` finds its captures in memory.
     fn preload_below(&self, seeds: u32) -> Result<(), ProbeError> {
-        for lower in 0..seeds.saturating_sub(1) {
+        for lower in levels_captures_reach(seeds) {
             if self.paths.contains_key(&lower) {
                 self.decoded_level(lower)?;
             }
@@ -382,7 +384,7 @@ impl Tablebase {
         self.preload_below(seeds)?;
         // With every level below decoded, look the captures up in memory.
         let mut decoded = Vec::new();
-        for lower in 0..seeds.saturating_sub(1) {
+        for lower in levels_captures_reach(seeds) {
             if self.paths.contains_key(&lower) {
                 decoded.push(self.decoded_level(lower)?);
             } else {
@@ -390,9 +392,8 @@ impl Tablebase {
             }
         }
         if decoded.iter().all(Option::is_some) {
-            file::resolve_level_in(self.rules, seeds, first, values, |s| {
-                decoded[s as usize].expect("every level below is decoded")
-            });
+            let lower = |s: u32| &decoded[s as usize].expect("every level below is decoded")[..];
+            file::resolve_level_in(self.rules, seeds, first, values, lower, &[]);
             return Ok(());
         }
         file::resolve_level(self.rules, seeds, first, values, |child| {
@@ -410,7 +411,7 @@ impl Tablebase {
         if board.is_stored() {
             self.stored_score(board)
         } else {
-            Ok(self.analyse(board)?.value)
+            awari_dbformat::one_ply(self.rules, board, |child| self.stored_score(child))
         }
     }
 

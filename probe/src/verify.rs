@@ -55,9 +55,10 @@
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Arc;
 
-use awari_dbformat::cache::prefetch;
-use awari_dbformat::huge::{HugeArray, Values};
-use awari_dbformat::resident;
+use awari_dbformat::level::Values;
+use awari_dbformat::memory::cache::prefetch;
+use awari_dbformat::memory::huge::HugeArray;
+use awari_dbformat::memory::resident;
 use awari_dbformat::{Board, Index, MoveList, Rules, Score, Turn, MAX_PITS};
 use rayon::prelude::*;
 
@@ -284,7 +285,7 @@ pub struct Aids<'a> {
     pub certificate: Option<&'a [u16]>,
     /// Where the proof search keeps its byte per board: an array of exactly
     /// one byte per board of the level, such as a file the caller mapped
-    /// ([`awari_dbformat::mapped`]) to keep it out of memory. A new array in
+    /// ([`awari_dbformat::memory::mapped`]) to keep it out of memory. A new array in
     /// memory when `None`.
     pub progress: Option<HugeArray>,
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use awari_dbformat::file::{self, LevelId, LevelReader, Stored, WriteOptions};
-use awari_dbformat::huge::Values;
+use awari_dbformat::level::Values;
 use awari_dbformat::{Index, Rules};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -23,8 +23,8 @@ use crate::mapped;
 use crate::memory::{format_size, peak_resident};
 use crate::retro::{self, Stage, GENERATION_BYTES_PER_BOARD};
 use crate::stats;
-use awari_dbformat::ranks::{OneProcess, RankFigures, Ranks};
-use awari_dbformat::resident;
+use awari_dbformat::cluster::{OneProcess, RankFigures, Ranks};
+use awari_dbformat::memory::resident;
 
 /// Which levels to build.
 #[derive(Clone, Debug)]
@@ -226,7 +226,7 @@ pub fn build(
     build_on(plan, options, &OneProcess, report)
 }
 
-/// [`build`] by the ranks `ranks` together ([`awari_dbformat::ranks`]): each level
+/// [`build`] by the ranks `ranks` together ([`awari_dbformat::cluster`]): each level
 /// is solved by all of them, rank 0 writes its files and is the only one to
 /// `report`; every rank keeps the levels the ones above read.
 ///
@@ -700,7 +700,7 @@ impl LowerSource<'_> {
             .map(|s| lower.level(s).map_or(0, |level| level.len() as u64))
             .collect();
         for share in stats::passes(&sizes, room) {
-            file::resolve_level_in_share(
+            file::resolve_level_in(
                 self.rules,
                 seeds,
                 0,

@@ -37,7 +37,7 @@ use awari_dbformat::Rules;
 
 /// Solves every level from 0 to `max_seeds` in memory and returns their values
 /// (index order). For tests and small experiments; the build writes files.
-pub fn solve_in_memory(rules: Rules, max_seeds: u32) -> Vec<Arc<awari_dbformat::huge::Values>> {
+pub fn solve_in_memory(rules: Rules, max_seeds: u32) -> Vec<Arc<awari_dbformat::level::Values>> {
     solve_levels(rules, max_seeds, &retro::SolveOptions::default())
         .into_iter()
         .map(|(values, _)| values)
@@ -56,7 +56,7 @@ pub fn solve_levels(
     rules: Rules,
     max_seeds: u32,
     options: &retro::SolveOptions,
-) -> Vec<(Arc<awari_dbformat::huge::Values>, Vec<u64>)> {
+) -> Vec<(Arc<awari_dbformat::level::Values>, Vec<u64>)> {
     let mut lower = lower::LowerLevels::new(rules.pits());
     let mut out = Vec::new();
     let hidden = indicatif::ProgressBar::hidden();

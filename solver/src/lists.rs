@@ -26,7 +26,7 @@ use std::ops::Range;
 use std::sync::atomic::AtomicU64;
 use std::sync::Mutex;
 
-use awari_dbformat::huge::HugeArray;
+use awari_dbformat::memory::huge::HugeArray;
 
 /// Entries of a chunk, the most a task takes from the pool at a time.
 pub const LIST_GRANT: usize = 1024;

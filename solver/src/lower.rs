@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use awari_dbformat::{Board, Index, Score};
 
-use awari_dbformat::huge::{HugeArray, Values};
+use awari_dbformat::level::Values;
+use awari_dbformat::memory::huge::HugeArray;
 
 use crate::error::SolveError;
 use crate::mapped;
@@ -118,7 +119,7 @@ impl LowerLevels {
 
     /// Advises that the values of boards `range` of loaded level `seeds`
     /// are read soon (their file's pages read ahead: see
-    /// [`awari_dbformat::huge::HugeArray::will_need`]).
+    /// [`awari_dbformat::memory::huge::HugeArray::will_need`]).
     pub fn will_need(&self, seeds: u32, range: std::ops::Range<u64>) {
         self.loaded(seeds).will_need(range);
     }

@@ -117,7 +117,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let rules = Rules::new(cli.rules, cli.pits)?;
-    let ranks = awari_dbformat::ranks::start()?;
+    let ranks = awari_dbformat::cluster::start()?;
     // Rank 0 alone shows progress and prints.
     let root = ranks.is_root();
     if let Some(threads) = cli.threads {

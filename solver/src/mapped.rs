@@ -1,9 +1,9 @@
 //! The solver's errors for files it makes besides levels. The arrays in
-//! files themselves are [`awari_dbformat::mapped`].
+//! files themselves are [`awari_dbformat::memory::mapped`].
 
 use std::path::Path;
 
-pub use awari_dbformat::mapped::{allocate, create, open};
+pub use awari_dbformat::memory::mapped::{allocate, create, open};
 
 use crate::error::SolveError;
 

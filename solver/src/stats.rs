@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use awari_dbformat::cache::prefetch;
-use awari_dbformat::index::UnstoredRow;
-use awari_dbformat::resident;
+use awari_dbformat::memory::cache::prefetch;
+use awari_dbformat::memory::resident;
+use awari_dbformat::UnstoredRow;
 use awari_dbformat::{with_pits, Board, Gain, Index, MoveList, Rules, Score};
 use rayon::prelude::*;
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use awari_dbformat::file::{
     self, write_level, write_level_bounded, LevelId, LevelReader, Stored, WriteOptions,
 };
-use awari_dbformat::huge::Values;
+use awari_dbformat::level::Values;
 use awari_dbformat::{Index, RuleSet, Rules, Score};
 use awari_solver::retro::SolveOptions;
 use awari_solver::solve_levels;

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use awari_dbformat::huge::Values;
+use awari_dbformat::level::Values;
 use awari_dbformat::{Index, RuleSet, Rules};
 use awari_solver::cells::CellLayout;
 use awari_solver::retro::SolveOptions;

@@ -762,8 +762,8 @@ impl AnsModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::rules::Rules;
     use crate::index::Index;
-    use crate::rules::Rules;
 
     #[test]
     fn normalised_tables_add_up() {

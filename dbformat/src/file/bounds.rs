@@ -37,12 +37,12 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use crate::board::Board;
-use crate::cache::prefetch;
+use crate::game::board::Board;
+use crate::game::moves::{Gain, MoveList};
+use crate::game::rules::Rules;
+use crate::game::score::Score;
 use crate::index::Index;
-use crate::moves::{Gain, MoveList};
-use crate::rules::Rules;
-use crate::score::Score;
+use crate::memory::cache::prefetch;
 
 use super::context::{symbol, usable_neighbours, Shape, PIT0_CLASSES};
 use super::writer::spread_sample;
@@ -175,29 +175,18 @@ pub fn resolve_level<E: Send>(
 /// children are looked up in small batches, their bytes prefetched, as the
 /// solver's initial pass does.
 ///
-/// # Panics
-/// When `lower` panics, or gives a level of the wrong size.
-pub fn resolve_level_in<'a>(
-    rules: Rules,
-    seeds: u32,
-    first: u64,
-    values: &mut [i8],
-    lower: impl Fn(u32) -> &'a [i8] + Sync,
-) {
-    resolve_level_in_share(rules, seeds, first, values, lower, &[]);
-}
-
-/// Like [`resolve_level_in`], reading only the children that `share` holds:
-/// `share[s]` is the range of indices of level `s` read (levels beyond the
-/// list are read whole). A board's value is raised by the captures whose
+/// Only the children that `share` holds are read: `share[s]` is the range
+/// of indices of level `s` read, and levels beyond the list are read whole
+/// (so `&[]` reads all). A board's value is raised by the captures whose
 /// children lie in the share, so passes over shares that together cover
 /// the lower levels resolve the level as one pass does (the raising is a
 /// maximum, in any order). What a pass reads at random is then only its
-/// share: a level decoded under a resident ceiling keeps it in the room.
+/// share: a level decoded under a resident ceiling keeps it in the room
+/// ([`crate::level::scores::decode_scores_into`]).
 ///
 /// # Panics
-/// As [`resolve_level_in`].
-pub fn resolve_level_in_share<'a>(
+/// When `lower` panics, or gives a level of the wrong size.
+pub fn resolve_level_in<'a>(
     rules: Rules,
     seeds: u32,
     first: u64,
@@ -389,7 +378,7 @@ impl BoundChooser {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::RuleSet;
+    use crate::game::rules::RuleSet;
 
     /// Scores in -s..=s for every board of the levels below `seeds - 1`, and
     /// values in -seeds..=seeds for level `seeds`, from a fixed generator.
@@ -417,7 +406,7 @@ mod tests {
             let (lower, values) = arbitrary_levels(index, seeds);
             let level = |s: u32| lower[s as usize].as_slice();
             let mut once = values.clone();
-            resolve_level_in(rules, seeds, 0, &mut once, level);
+            resolve_level_in(rules, seeds, 0, &mut once, level, &[]);
             assert_ne!(once, values, "some capture raises a value");
             // Shares cutting the levels at uneven places, each level in
             // pieces, and the last levels beyond the list (read whole).
@@ -440,13 +429,13 @@ mod tests {
             shares.push(only_the_last_two);
             let mut in_passes = values.clone();
             for share in &shares {
-                resolve_level_in_share(rules, seeds, 0, &mut in_passes, level, share);
+                resolve_level_in(rules, seeds, 0, &mut in_passes, level, share);
             }
             assert_eq!(in_passes, once, "{set:?}");
             // A share that misses a piece misses its raises.
             let mut missing = values.clone();
             for share in &shares[1..] {
-                resolve_level_in_share(rules, seeds, 0, &mut missing, level, share);
+                resolve_level_in(rules, seeds, 0, &mut missing, level, share);
             }
             assert_ne!(missing, once, "{set:?}");
         }

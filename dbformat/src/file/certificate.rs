@@ -34,8 +34,8 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::huge::Generations;
-use crate::rules::{RuleSet, Rules};
+use crate::game::rules::{RuleSet, Rules};
+use crate::level::Generations;
 
 use super::LevelId;
 

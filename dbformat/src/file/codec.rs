@@ -669,8 +669,8 @@ fn segment_streams(frame: &[u8], count: usize) -> Result<impl Iterator<Item = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::rules::{RuleSet, Rules};
     use crate::index::Index;
-    use crate::rules::{RuleSet, Rules};
 
     fn values(id: LevelId) -> Vec<i8> {
         // Values that depend on the board, so that neighbours agree often.

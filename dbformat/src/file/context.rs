@@ -23,7 +23,7 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use crate::board::MAX_BOARD_PITS;
+use crate::game::board::MAX_BOARD_PITS;
 use crate::index::Index;
 
 use super::LevelId;
@@ -642,7 +642,7 @@ pub(crate) fn unpack(bytes: &[u8]) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{RuleSet, Rules};
+    use crate::game::rules::{RuleSet, Rules};
 
     #[test]
     fn neighbour_offsets_match_the_index() {

@@ -8,8 +8,8 @@
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::game::rules::{RuleSet, Rules, MAX_PITS, MAX_SEEDS, MIN_PITS};
 use crate::index::Index;
-use crate::rules::{RuleSet, Rules, MAX_PITS, MAX_SEEDS, MIN_PITS};
 
 use super::bounds::Stored;
 use super::codec::Encoding;

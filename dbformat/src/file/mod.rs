@@ -116,13 +116,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::game::rules::{RuleSet, Rules};
 use crate::index::Index;
-use crate::rules::{RuleSet, Rules};
 
 pub use ans::AnsModel;
-pub use bounds::{
-    resolve, resolve_level, resolve_level_in, resolve_level_in_share, BoundChooser, Stored,
-};
+pub use bounds::{resolve, resolve_level, resolve_level_in, BoundChooser, Stored};
 pub use certificate::{certificate_path, read_certificate, write_certificate};
 pub use codec::{Encoding, Model, RankModel};
 pub use reader::LevelReader;
@@ -175,7 +173,7 @@ impl LevelId {
         if seeds_n.to_string() != seeds || pits_n.to_string() != pits {
             return None;
         }
-        if seeds_n > crate::rules::MAX_SEEDS {
+        if seeds_n > crate::game::rules::MAX_SEEDS {
             return None;
         }
         let rules = Rules::new(set, pits_n).ok()?;

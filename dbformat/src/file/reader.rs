@@ -9,8 +9,8 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::huge::Values;
-use crate::score::Score;
+use crate::game::score::Score;
+use crate::level::Values;
 
 use super::bounds::Stored;
 use super::codec::{Encoding, Model};
@@ -256,7 +256,7 @@ impl LevelReader {
             .enumerate()
             .try_for_each(|(b, chunk)| {
                 // (`out` may be a mapped file under a resident ceiling.)
-                crate::resident::hold();
+                crate::memory::resident::hold();
                 self.decode_block_into(b as u64, chunk)
             })
     }

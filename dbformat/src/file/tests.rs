@@ -2,8 +2,8 @@
 //! checks and clean-up. Corruption is tested in `tests/file_corruption.rs`.
 
 use super::*;
-use crate::rules::{RuleSet, Rules};
-use crate::score::Score;
+use crate::game::rules::{RuleSet, Rules};
+use crate::game::score::Score;
 
 /// A fresh empty directory under the system temp dir, removed (with what it
 /// holds) when dropped.

@@ -166,10 +166,10 @@ impl LevelWriter {
         options: WriteOptions,
         choice: EncodingChoice,
     ) -> Result<LevelWriter> {
-        if id.seeds > crate::rules::MAX_SEEDS {
+        if id.seeds > crate::game::rules::MAX_SEEDS {
             return Err(Error::TooManySeeds {
                 seeds: id.seeds,
-                max: crate::rules::MAX_SEEDS,
+                max: crate::game::rules::MAX_SEEDS,
             });
         }
         if !(1..=MAX_BLOCK_BOARDS).contains(&options.block_boards) {

@@ -7,12 +7,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
+use awari_dbformat::cluster::Ranks;
 use awari_dbformat::file::{self, LevelId, LevelReader, Stored};
-use awari_dbformat::huge::{Generations, HugeArray, Values};
-use awari_dbformat::mapped;
+use awari_dbformat::level::{Generations, Values};
+use awari_dbformat::memory::huge::HugeArray;
+use awari_dbformat::memory::mapped;
+use awari_dbformat::memory::resident;
 use awari_dbformat::memory::{self, format_size};
-use awari_dbformat::ranks::Ranks;
-use awari_dbformat::resident;
 use awari_dbformat::{Board, Rules};
 use awari_probe::verify::{self, LevelCheck, Levels};
 use awari_probe::ProbeError;
@@ -302,7 +303,7 @@ type Checked = (LevelCheck, bool, f64);
 
 /// Runs the verification; see [`Args`].
 pub fn run(args: Args) -> CmdResult {
-    let ranks = awari_dbformat::ranks::start()?;
+    let ranks = awari_dbformat::cluster::start()?;
     let root = ranks.is_root();
     let tb = args.database.open()?;
     let rules = tb.rules();
@@ -407,9 +408,8 @@ pub fn run(args: Args) -> CmdResult {
         // already read): what is checked is the scores the file gives.
         let decoded = decoded.map(|mut v| {
             if stored == Stored::LowerBounds {
-                file::resolve_level_in(rules, seeds, 0, &mut v, |s| {
-                    levels.get(s).expect("the levels captures reach are read")
-                });
+                let lower = |s| &levels.get(s).expect("the levels captures reach are read")[..];
+                file::resolve_level_in(rules, seeds, 0, &mut v, lower, &[]);
             }
             v
         });

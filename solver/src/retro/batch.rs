@@ -5,8 +5,8 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use awari_dbformat::cache::prefetch;
-use awari_dbformat::huge::Generations;
+use awari_dbformat::level::Generations;
+use awari_dbformat::memory::cache::prefetch;
 use awari_dbformat::{Parents, Rules};
 
 use super::state::{with_free, State, DONE};

@@ -14,8 +14,8 @@ use std::ops::Range;
 use std::sync::atomic::AtomicI8;
 use std::sync::atomic::Ordering::Relaxed;
 
-use awari_dbformat::cache::prefetch;
-use awari_dbformat::resident;
+use awari_dbformat::memory::cache::prefetch;
+use awari_dbformat::memory::resident;
 use awari_dbformat::{Gain, Index, MoveList, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;

@@ -97,14 +97,15 @@ pub(crate) use store::dir_bytes;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use awari_dbformat::huge::{Generations, HugeArray, Values};
+use awari_dbformat::level::{Generations, Values};
+use awari_dbformat::memory::huge::HugeArray;
 use awari_dbformat::{with_pits, Index, Rules};
 use indicatif::ProgressBar;
 
 use crate::cells::{CellLayout, Layout, Narrow, Wide};
 use crate::error::SolveError;
 use crate::lower::LowerLevels;
-use awari_dbformat::ranks::{gather_figures, OneProcess, RankFigures, Ranks};
+use awari_dbformat::cluster::{gather_figures, OneProcess, RankFigures, Ranks};
 use batch::{Mailbox, Outbox};
 use mail::{Delivery, Mail};
 use stage::{Decided, Frontier};
@@ -310,7 +311,7 @@ pub fn solve_level(
     solve_level_on(rules, seeds, lower, progress, options, &OneProcess)
 }
 
-/// [`solve_level`] by the ranks `ranks` together (see [`awari_dbformat::ranks`]):
+/// [`solve_level`] by the ranks `ranks` together (see [`awari_dbformat::cluster`]):
 /// each works its own partitions (at least one partition per rank), and
 /// every rank returns the whole level.
 ///

@@ -11,7 +11,8 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use awari_dbformat::huge::{Generations, HugeArray, Values};
+use awari_dbformat::level::{Generations, Values};
+use awari_dbformat::memory::huge::HugeArray;
 use awari_dbformat::BoardPacker;
 use rayon::prelude::*;
 

@@ -36,7 +36,8 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use awari_dbformat::huge::{Generations, HugeArray};
+use awari_dbformat::level::Generations;
+use awari_dbformat::memory::huge::HugeArray;
 use serde::{Deserialize, Serialize};
 
 use super::partition::Partitions;

@@ -14,7 +14,7 @@
 //! again (a minor fault while it is still cached). The passes themselves
 //! need no hooks.
 //!
-//! [`HugeArray::from_map`]: crate::huge::HugeArray::from_map
+//! [`HugeArray::from_map`]: crate::memory::huge::HugeArray::from_map
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -74,6 +74,35 @@ impl Drop for Watch {
         }
         CEILING.store(u64::MAX, Relaxed);
     }
+}
+
+/// Room for the pages of files mapped between two readings of the resident
+/// set: the passes read it after every [`FAULTS_BETWEEN_READINGS`] page
+/// faults of a thread ([`hold`]), each of which maps at most 64 KiB, so two
+/// threads map at most 16 MiB unseen; the watch's thread, for writes in
+/// order, less.
+const UNSEEN_PAGES_BYTES: u64 = 32 << 20;
+
+/// The resident set at which a [`Watch`] under a memory budget of `budget`
+/// bytes gives back the pages of mapped files: the budget, less a sixteenth
+/// and room for the pages mapped unseen between two readings. The one
+/// formula of the solver's and the verifier's watches.
+pub fn ceiling_for(budget: u64) -> u64 {
+    budget.saturating_sub(budget / 16 + UNSEEN_PAGES_BYTES)
+}
+
+/// The bytes of mapped files a pass may read at random under the ceiling of
+/// the live [`Watch`], with `beside` bytes more to be touched meanwhile:
+/// three quarters of what the ceiling leaves once the file pages are given
+/// back (the rest for pages mapped between two readings), and at least a
+/// sixteenth of the ceiling, so that passes stay few. `None` without a
+/// watch: one pass reads all.
+pub fn room(beside: u64) -> Option<u64> {
+    ceiling().map(|ceiling| {
+        release_file_pages();
+        let now = resident_bytes().unwrap_or(0);
+        (ceiling.saturating_sub(now + beside) / 4 * 3).max(ceiling / 16)
+    })
 }
 
 /// The ceiling of the live [`Watch`], if any.
@@ -200,7 +229,7 @@ pub(crate) fn unregister(address: usize) {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
-    use crate::huge::HugeArray;
+    use crate::memory::huge::HugeArray;
 
     /// The resident bytes of the mapping that starts at `address`, from
     /// `/proc/self/smaps` (so that other tests' memory does not count).
@@ -256,7 +285,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("array");
         let len = 64 << 20;
-        let mut array = crate::mapped::create(&path, len).unwrap();
+        let mut array = crate::memory::mapped::create(&path, len).unwrap();
         let address = array.as_ptr() as usize;
         array.fill(1);
         assert_eq!(rss_of(address), len as u64);

@@ -9,8 +9,8 @@
 //! of the last one found needs only the mover's `P` pits placed, and one a
 //! few places further on only a few steps of the level's order.
 
-use crate::board::{seeds_packed, Board};
 use crate::error::Result;
+use crate::game::board::{seeds_packed, Board};
 use crate::index::{step_packed, Index};
 
 /// Finds boards of one level by index, for `P` pits per side; see the module

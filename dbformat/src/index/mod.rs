@@ -31,11 +31,17 @@
 //! table indexed by the value as well was 16 times larger and spilled to L2,
 //! which made both several times slower).
 
+pub mod finder;
+pub mod packed;
+
+pub use finder::BoardFinder;
+pub use packed::BoardPacker;
+
 use std::sync::OnceLock;
 
-use crate::board::{seeds_packed, Board, MAX_BOARD_PITS};
 use crate::error::{Error, Result};
-use crate::rules::{MAX_PITS, MAX_SEEDS, MIN_PITS};
+use crate::game::board::{seeds_packed, Board, MAX_BOARD_PITS};
+use crate::game::rules::{MAX_PITS, MAX_SEEDS, MIN_PITS};
 
 const S: usize = MAX_SEEDS as usize + 1;
 

@@ -4,7 +4,7 @@
 //! of a level assembled from them, lower levels kept in files, and the
 //! levels a verification reads within a small budget live in such arrays.
 //!
-//! While a [`crate::resident::Watch`] lives, their pages are given back when
+//! While a [`crate::memory::resident::Watch`] lives, their pages are given back when
 //! the resident set goes over its ceiling.
 
 use std::fs::{File, OpenOptions};
@@ -12,7 +12,7 @@ use std::path::Path;
 
 use memmap2::MmapMut;
 
-use crate::huge::HugeArray;
+use crate::memory::huge::HugeArray;
 use crate::{Error, Result};
 
 /// A new file `path` of `bytes` zero bytes (replacing any), mapped.
@@ -38,10 +38,10 @@ pub fn open(path: &Path) -> Result<HugeArray> {
         .read(true)
         .write(true)
         .open(path)
-        .map_err(io(path))?;
+        .map_err(Error::io(path))?;
     // SAFETY: the file is this process's own (in its work directory);
     // nothing else changes or truncates it while it is mapped.
-    let map = unsafe { MmapMut::map_mut(&file) }.map_err(io(path))?;
+    let map = unsafe { MmapMut::map_mut(&file) }.map_err(Error::io(path))?;
     Ok(HugeArray::from_map(map))
 }
 
@@ -50,8 +50,8 @@ pub fn open(path: &Path) -> Result<HugeArray> {
 /// # Errors
 /// [`Error::Io`] naming `path`.
 pub fn allocate(path: &Path, bytes: usize) -> Result<()> {
-    let file = File::create(path).map_err(io(path))?;
-    file.set_len(bytes as u64).map_err(io(path))?;
+    let file = File::create(path).map_err(Error::io(path))?;
+    file.set_len(bytes as u64).map_err(Error::io(path))?;
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     if bytes > 0 {
         use std::os::unix::io::AsRawFd;
@@ -59,16 +59,8 @@ pub fn allocate(path: &Path, bytes: usize) -> Result<()> {
         let err = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, bytes as libc::off_t) };
         // (A file system without it allocates as pages are written.)
         if err != 0 && err != libc::EOPNOTSUPP && err != libc::EINVAL {
-            return Err(io(path)(std::io::Error::from_raw_os_error(err)));
+            return Err(Error::io(path)(std::io::Error::from_raw_os_error(err)));
         }
     }
     Ok(())
-}
-
-/// The error of `path` from an I/O error.
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
-    move |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }

@@ -21,8 +21,8 @@
 
 use std::sync::OnceLock;
 
-use crate::board::HIGH;
-use crate::rules::{Rules, MAX_PITS, MAX_SEEDS, MIN_PITS};
+use crate::game::board::HIGH;
+use crate::game::rules::{Rules, MAX_PITS, MAX_SEEDS, MIN_PITS};
 
 /// Seed counts a table covers: `0..=MAX_SEEDS`.
 const SEEDS: usize = MAX_SEEDS as usize + 1;

@@ -12,11 +12,11 @@
 //! sowing goes, so only the capture walk needs to be told (`captured_bytes`
 //! walks back counterclockwise's way, `captured_bytes_clockwise` the other).
 
-use crate::board::{pit_label, pits_of_two_or_three, seeds_packed, Board, MAX_BOARD_PITS};
 use crate::error::{Error, Result};
-use crate::rules::{RuleSet, Rules};
-use crate::score::Score;
-use crate::sowing::{pit_of, Sowing};
+use crate::game::board::{pit_label, pits_of_two_or_three, seeds_packed, Board, MAX_BOARD_PITS};
+use crate::game::rules::{RuleSet, Rules};
+use crate::game::score::Score;
+use crate::game::sowing::{pit_of, Sowing};
 
 /// Who moves in the child position of a [`Move`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -7,8 +7,8 @@
 //! and the top bit left to the list's owner. A board with a pit too full for
 //! that does not pack; the owner keeps it some other way.
 
-use crate::board::ONES;
-use crate::board::{Board, MAX_BOARD_PITS};
+use crate::game::board::ONES;
+use crate::game::board::{Board, MAX_BOARD_PITS};
 
 /// `f::<W>(arg)` with `W` the packer's width (3 to 8) as a constant of the
 /// code: one predictable branch per call instead of shifts by a variable.

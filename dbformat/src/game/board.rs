@@ -4,7 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::{Error, Result};
-use crate::rules::{MAX_PITS, MAX_PIT_SEEDS, MAX_SEEDS, MIN_PITS};
+use crate::game::rules::{MAX_PITS, MAX_PIT_SEEDS, MAX_SEEDS, MIN_PITS};
 
 /// The most pits a board can have (2 × `MAX_PITS`).
 pub const MAX_BOARD_PITS: usize = 2 * MAX_PITS as usize;

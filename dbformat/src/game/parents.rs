@@ -30,10 +30,10 @@
 //! - its own row holds as many seeds as before the move, so the mover's part
 //!   needs no sum of the row either.
 
-use crate::board::{nonzero_pits, pits_of_two_or_three, seeds_packed, Board};
+use crate::game::board::{nonzero_pits, pits_of_two_or_three, seeds_packed, Board};
+use crate::game::rules::Rules;
+use crate::game::sowing::{pit_of, Sowing};
 use crate::index::Index;
-use crate::rules::Rules;
-use crate::sowing::{pit_of, Sowing};
 
 /// Finds the stored parents of boards of one rule set, with their indices.
 #[derive(Clone, Copy)]
@@ -370,7 +370,7 @@ fn swap_rows<const P: usize>(pits: u128) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::RuleSet;
+    use crate::game::rules::RuleSet;
     use proptest::prelude::*;
 
     /// Stored parents: `(index, pits)` in the order they were found.
