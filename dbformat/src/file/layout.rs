@@ -242,216 +242,308 @@ fn le64(b: &[u8], at: usize) -> u64 {
 ///   that are out of order or out of the file.
 /// - [`Error::Unsupported`] for another format version or header length.
 pub fn parse(file: &[u8], path: &Path) -> Result<Layout> {
-    let corrupt = |reason: String| Error::Corrupt {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let len = file.len() as u64;
-    if file.len() < HEADER_LEN {
-        return Err(corrupt(format!(
-            "truncated: {len} bytes, shorter than the {HEADER_LEN}-byte header"
-        )));
-    }
-    let b = &file[..HEADER_LEN];
-    if b[0..8] != MAGIC {
-        return Err(corrupt(format!(
-            "not a level file: magic is {:?}, expected {:?}",
-            String::from_utf8_lossy(&b[0..8]),
-            String::from_utf8_lossy(&MAGIC)
-        )));
-    }
-    let version = le16(b, 8);
-    if !(1..=VERSION).contains(&version) {
-        return Err(Error::Unsupported {
-            path: path.to_path_buf(),
-            reason: format!("format version {version}; this build reads versions 1 to {VERSION}"),
-        });
-    }
-    let header_len = le16(b, 10);
-    if usize::from(header_len) != HEADER_LEN {
-        return Err(Error::Unsupported {
-            path: path.to_path_buf(),
-            reason: format!("header of {header_len} bytes; version {VERSION} has {HEADER_LEN}"),
-        });
-    }
-    let header_crc = le32(b, HEADER_LEN - 4);
-    let actual = crc32fast::hash(&b[..HEADER_LEN - 4]);
-    if header_crc != actual {
-        return Err(corrupt(format!(
-            "header checksum mismatch (stored {header_crc:08x}, computed {actual:08x})"
-        )));
-    }
-    let set = RuleSet::from_code(b[12])
-        .ok_or_else(|| corrupt(format!("unknown rule set code {}", b[12])))?;
-    let pits = b[13];
-    if !(MIN_PITS..=MAX_PITS).contains(&pits) {
-        return Err(corrupt(format!(
-            "{pits} pits per side; expected {MIN_PITS} to {MAX_PITS}"
-        )));
-    }
-    let rules = Rules::new(set, pits).map_err(|e| corrupt(e.to_string()))?;
-    let encoding = Encoding::from_code(b[14])
-        .ok_or_else(|| corrupt(format!("unknown value encoding code {}", b[14])))?;
-    let compression = b[15];
-    if compression != encoding.compression() {
-        return Err(corrupt(format!(
-            "compression code {compression} does not go with the {encoding} encoding (expected {})",
-            encoding.compression()
-        )));
-    }
-    let seeds = le32(b, 16);
-    if seeds > MAX_SEEDS {
-        return Err(corrupt(format!(
-            "{seeds} seeds; at most {MAX_SEEDS} are supported"
-        )));
-    }
-    let block_boards = le32(b, 20);
-    if !(1..=MAX_BLOCK_BOARDS).contains(&block_boards) {
-        return Err(corrupt(format!(
-            "{block_boards} boards per block; expected 1 to {MAX_BLOCK_BOARDS}"
-        )));
-    }
-    let boards = le64(b, 24);
-    let expected_boards = Index::for_pits(pits).level_size(seeds);
-    if boards != expected_boards {
-        return Err(corrupt(format!(
-            "header says {boards} boards, but level {seeds} with {pits} pits per side has {expected_boards}"
-        )));
-    }
-    let blocks = le64(b, 32);
-    if blocks != block_count(boards, block_boards) {
-        return Err(corrupt(format!(
-            "header says {blocks} blocks, but {boards} boards in blocks of {block_boards} make {}",
-            block_count(boards, block_boards)
-        )));
-    }
-    let model_len = le64(b, 40);
-    let table_offset = le64(b, 48);
-    let blocks_offset = le64(b, 56);
-    let file_len = le64(b, 64);
-    if file_len != len {
-        return Err(corrupt(if len < file_len {
-            format!("truncated: header says {file_len} bytes, the file has {len}")
-        } else {
-            format!(
-                "{} bytes too many: header says {file_len} bytes, the file has {len}",
-                len - file_len
-            )
-        }));
-    }
-    if model_len > len || table_offset != HEADER_LEN as u64 + model_len {
-        return Err(corrupt(format!(
-            "model section of {model_len} bytes and table offset {table_offset} do not fit a {len}-byte file"
-        )));
-    }
-    let tlen = table_len(blocks);
-    if blocks_offset != table_offset.saturating_add(tlen) || blocks_offset > len {
-        return Err(corrupt(format!(
-            "offset table at {table_offset} of {tlen} bytes and blocks at {blocks_offset} do not fit a {len}-byte file"
-        )));
-    }
-    // Version 2 keeps the boards per segment in bytes 88..92, version 3 also
-    // what the values are in byte 92.
-    let (segment_boards, stored, reserved) = match version {
-        1 => (block_boards, Stored::Scores, 88),
-        2 => (le32(b, 88), Stored::Scores, 92),
-        _ => {
-            let stored = Stored::from_code(b[92])
-                .filter(|&s| s != Stored::Scores)
-                .ok_or_else(|| {
-                    corrupt(format!(
-                        "stored-values code {} in a version 3 file; expected 1 (lower bounds)",
-                        b[92]
-                    ))
-                })?;
-            (le32(b, 88), stored, 93)
-        }
-    };
-    if b[reserved..HEADER_LEN - 4].iter().any(|&x| x != 0) {
-        return Err(corrupt(format!(
-            "reserved header bytes {reserved}..124 are not zero"
-        )));
-    }
-    // Version 3 may have blocks not cut into segments (S = B).
-    let uncut_v3 = version >= 3 && segment_boards == block_boards;
-    if version >= 2
-        && !uncut_v3
-        && (segment_boards == 0
-            || segment_boards > MAX_SEGMENT_BOARDS
-            || segment_boards >= block_boards
-            || !block_boards.is_multiple_of(segment_boards)
-            || encoding != Encoding::ContextAns)
-    {
-        return Err(corrupt(format!(
-            "{segment_boards} boards per segment in {block_boards}-board {encoding} blocks; \
-             segments of 1 to {MAX_SEGMENT_BOARDS} boards divide context-ans blocks into at least two"
-        )));
-    }
-    let header = Header {
-        rules,
-        seeds,
-        encoding,
-        compression,
-        compression_level: le32(b, 72) as i32,
-        block_boards,
-        segment_boards,
-        boards,
-        blocks,
-        model_len,
-        model_crc: le32(b, 76),
-        table_crc: le32(b, 80),
-        body_crc: le32(b, 84),
-        file_len,
-        stored,
-    };
+    let fields = Fields { file, path };
+    let version = fields.preamble()?;
+    let header = fields.header(version)?;
+    fields.sections(&header)?;
+    fields.offsets(&header)?;
+    Ok(Layout { header })
+}
 
-    let model = &file[HEADER_LEN..table_offset as usize];
-    let model_crc = crc32fast::hash(model);
-    if model_crc != header.model_crc {
-        return Err(corrupt(format!(
-            "model section checksum mismatch (stored {:08x}, computed {model_crc:08x})",
-            header.model_crc
-        )));
+/// A level file being parsed: its bytes and its path, for the errors.
+struct Fields<'a> {
+    file: &'a [u8],
+    path: &'a Path,
+}
+
+impl Fields<'_> {
+    /// [`Error::Corrupt`] for this file.
+    fn corrupt(&self, reason: String) -> Error {
+        Error::Corrupt {
+            path: self.path.to_path_buf(),
+            reason,
+        }
     }
-    let table = &file[table_offset as usize..blocks_offset as usize];
-    let table_crc = crc32fast::hash(table);
-    if table_crc != header.table_crc {
-        return Err(corrupt(format!(
-            "offset table checksum mismatch (stored {:08x}, computed {table_crc:08x})",
-            header.table_crc
-        )));
+
+    /// [`Error::Unsupported`] for this file.
+    fn unsupported(&self, reason: String) -> Error {
+        Error::Unsupported {
+            path: self.path.to_path_buf(),
+            reason,
+        }
     }
-    let max_block = max_block_bytes(block_boards, segment_boards);
-    let mut previous = blocks_offset;
-    for i in 0..=blocks {
-        let at = table_offset + 8 * i;
-        let offset = read_u64(file, at);
-        let expected_first = i == 0 && offset != blocks_offset;
-        let expected_last = i == blocks && offset != len;
-        if expected_first || expected_last {
-            return Err(corrupt(format!(
-                "offset table entry {i} is {offset}, expected {}",
-                if i == 0 { blocks_offset } else { len }
+
+    /// The header's bytes (the file is at least that long once
+    /// [`Fields::preamble`] passed).
+    fn bytes(&self) -> &[u8] {
+        &self.file[..HEADER_LEN]
+    }
+
+    /// Checks what every version shares (the length, the magic, the
+    /// header's length and checksum) and returns the format version.
+    fn preamble(&self) -> Result<u16> {
+        let len = self.file.len();
+        if len < HEADER_LEN {
+            return Err(self.corrupt(format!(
+                "truncated: {len} bytes, shorter than the {HEADER_LEN}-byte header"
             )));
         }
-        if i > 0 {
-            if offset <= previous {
-                return Err(corrupt(format!(
-                    "offset table entry {i} ({offset}) is not after entry {} ({previous})",
-                    i - 1
-                )));
-            }
-            if offset - previous > max_block {
-                return Err(corrupt(format!(
-                    "block {} takes {} bytes, more than {max_block} possible for {block_boards} boards",
-                    i - 1,
-                    offset - previous
-                )));
-            }
+        let b = self.bytes();
+        if b[0..8] != MAGIC {
+            return Err(self.corrupt(format!(
+                "not a level file: magic is {:?}, expected {:?}",
+                String::from_utf8_lossy(&b[0..8]),
+                String::from_utf8_lossy(&MAGIC)
+            )));
         }
-        previous = offset;
+        let version = le16(b, 8);
+        if !(1..=VERSION).contains(&version) {
+            return Err(self.unsupported(format!(
+                "format version {version}; this build reads versions 1 to {VERSION}"
+            )));
+        }
+        let header_len = le16(b, 10);
+        if usize::from(header_len) != HEADER_LEN {
+            return Err(self.unsupported(format!(
+                "header of {header_len} bytes; version {VERSION} has {HEADER_LEN}"
+            )));
+        }
+        let header_crc = le32(b, HEADER_LEN - 4);
+        let actual = crc32fast::hash(&b[..HEADER_LEN - 4]);
+        if header_crc != actual {
+            return Err(self.corrupt(format!(
+                "header checksum mismatch (stored {header_crc:08x}, computed {actual:08x})"
+            )));
+        }
+        Ok(version)
     }
-    Ok(Layout { header })
+
+    /// The header's fields, each checked against the others and the file.
+    fn header(&self, version: u16) -> Result<Header> {
+        let b = self.bytes();
+        let (rules, encoding, compression) = self.game_and_encoding()?;
+        let (seeds, block_boards, boards, blocks) = self.level_and_blocks(rules)?;
+        let (model_len, file_len) = (le64(b, 40), le64(b, 64));
+        self.extent(model_len, file_len, blocks)?;
+        let (segment_boards, stored) = self.segments(version, block_boards, encoding)?;
+        Ok(Header {
+            rules,
+            seeds,
+            encoding,
+            compression,
+            compression_level: le32(b, 72) as i32,
+            block_boards,
+            segment_boards,
+            boards,
+            blocks,
+            model_len,
+            model_crc: le32(b, 76),
+            table_crc: le32(b, 80),
+            body_crc: le32(b, 84),
+            file_len,
+            stored,
+        })
+    }
+
+    /// The rules (rule set and board size), the value encoding and the
+    /// compression that goes with it.
+    fn game_and_encoding(&self) -> Result<(Rules, Encoding, u8)> {
+        let b = self.bytes();
+        let set = RuleSet::from_code(b[12])
+            .ok_or_else(|| self.corrupt(format!("unknown rule set code {}", b[12])))?;
+        let pits = b[13];
+        if !(MIN_PITS..=MAX_PITS).contains(&pits) {
+            return Err(self.corrupt(format!(
+                "{pits} pits per side; expected {MIN_PITS} to {MAX_PITS}"
+            )));
+        }
+        let rules = Rules::new(set, pits).map_err(|e| self.corrupt(e.to_string()))?;
+        let encoding = Encoding::from_code(b[14])
+            .ok_or_else(|| self.corrupt(format!("unknown value encoding code {}", b[14])))?;
+        let compression = b[15];
+        if compression != encoding.compression() {
+            return Err(self.corrupt(format!(
+                "compression code {compression} does not go with the {encoding} encoding (expected {})",
+                encoding.compression()
+            )));
+        }
+        Ok((rules, encoding, compression))
+    }
+
+    /// The seed count, the boards per block, and the boards and blocks of
+    /// the level, which must be what the rules and seeds make.
+    fn level_and_blocks(&self, rules: Rules) -> Result<(u32, u32, u64, u64)> {
+        let b = self.bytes();
+        let seeds = le32(b, 16);
+        if seeds > MAX_SEEDS {
+            return Err(self.corrupt(format!("{seeds} seeds; at most {MAX_SEEDS} are supported")));
+        }
+        let block_boards = le32(b, 20);
+        if !(1..=MAX_BLOCK_BOARDS).contains(&block_boards) {
+            return Err(self.corrupt(format!(
+                "{block_boards} boards per block; expected 1 to {MAX_BLOCK_BOARDS}"
+            )));
+        }
+        let boards = le64(b, 24);
+        let pits = rules.pits();
+        let expected_boards = Index::for_pits(pits).level_size(seeds);
+        if boards != expected_boards {
+            return Err(self.corrupt(format!(
+                "header says {boards} boards, but level {seeds} with {pits} pits per side has {expected_boards}"
+            )));
+        }
+        let blocks = le64(b, 32);
+        if blocks != block_count(boards, block_boards) {
+            return Err(self.corrupt(format!(
+                "header says {blocks} blocks, but {boards} boards in blocks of {block_boards} make {}",
+                block_count(boards, block_boards)
+            )));
+        }
+        Ok((seeds, block_boards, boards, blocks))
+    }
+
+    /// The boards per segment and what the values are, by version, and the
+    /// reserved bytes after them (zero).
+    fn segments(
+        &self,
+        version: u16,
+        block_boards: u32,
+        encoding: Encoding,
+    ) -> Result<(u32, Stored)> {
+        let b = self.bytes();
+        // Version 2 keeps the boards per segment in bytes 88..92, version 3 also
+        // what the values are in byte 92.
+        let (segment_boards, stored, reserved) = match version {
+            1 => (block_boards, Stored::Scores, 88),
+            2 => (le32(b, 88), Stored::Scores, 92),
+            _ => {
+                let stored = Stored::from_code(b[92])
+                    .filter(|&s| s != Stored::Scores)
+                    .ok_or_else(|| {
+                        self.corrupt(format!(
+                            "stored-values code {} in a version 3 file; expected 1 (lower bounds)",
+                            b[92]
+                        ))
+                    })?;
+                (le32(b, 88), stored, 93)
+            }
+        };
+        if b[reserved..HEADER_LEN - 4].iter().any(|&x| x != 0) {
+            return Err(self.corrupt(format!(
+                "reserved header bytes {reserved}..124 are not zero"
+            )));
+        }
+        // Version 3 may have blocks not cut into segments (S = B).
+        let uncut_v3 = version >= 3 && segment_boards == block_boards;
+        if version >= 2
+            && !uncut_v3
+            && (segment_boards == 0
+                || segment_boards > MAX_SEGMENT_BOARDS
+                || segment_boards >= block_boards
+                || !block_boards.is_multiple_of(segment_boards)
+                || encoding != Encoding::ContextAns)
+        {
+            return Err(self.corrupt(format!(
+                "{segment_boards} boards per segment in {block_boards}-board {encoding} blocks; \
+                 segments of 1 to {MAX_SEGMENT_BOARDS} boards divide context-ans blocks into at least two"
+            )));
+        }
+        Ok((segment_boards, stored))
+    }
+
+    /// Checks that the file has the length the header says, and that the
+    /// sections (model, offset table, blocks) fit it one after the other.
+    fn extent(&self, model_len: u64, file_len: u64, blocks: u64) -> Result<()> {
+        let b = self.bytes();
+        let len = self.file.len() as u64;
+        if file_len != len {
+            return Err(self.corrupt(if len < file_len {
+                format!("truncated: header says {file_len} bytes, the file has {len}")
+            } else {
+                format!(
+                    "{} bytes too many: header says {file_len} bytes, the file has {len}",
+                    len - file_len
+                )
+            }));
+        }
+        let (table_offset, blocks_offset) = (le64(b, 48), le64(b, 56));
+        if model_len > len || table_offset != HEADER_LEN as u64 + model_len {
+            return Err(self.corrupt(format!(
+                "model section of {model_len} bytes and table offset {table_offset} do not fit a {len}-byte file"
+            )));
+        }
+        let tlen = table_len(blocks);
+        if blocks_offset != table_offset.saturating_add(tlen) || blocks_offset > len {
+            return Err(self.corrupt(format!(
+                "offset table at {table_offset} of {tlen} bytes and blocks at {blocks_offset} do not fit a {len}-byte file"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Checks the checksums of the model section and the offset table.
+    fn sections(&self, header: &Header) -> Result<()> {
+        let table_offset = header.table_offset();
+        let blocks_offset = header.blocks_offset();
+        let model = &self.file[HEADER_LEN..table_offset as usize];
+        let model_crc = crc32fast::hash(model);
+        if model_crc != header.model_crc {
+            return Err(self.corrupt(format!(
+                "model section checksum mismatch (stored {:08x}, computed {model_crc:08x})",
+                header.model_crc
+            )));
+        }
+        let table = &self.file[table_offset as usize..blocks_offset as usize];
+        let table_crc = crc32fast::hash(table);
+        if table_crc != header.table_crc {
+            return Err(self.corrupt(format!(
+                "offset table checksum mismatch (stored {:08x}, computed {table_crc:08x})",
+                header.table_crc
+            )));
+        }
+        Ok(())
+    }
+
+    /// Checks the offset table: the first entry at the blocks, the last at
+    /// the end of the file, each after the one before, no block larger than
+    /// its boards can take.
+    fn offsets(&self, header: &Header) -> Result<()> {
+        let len = self.file.len() as u64;
+        let (table_offset, blocks) = (header.table_offset(), header.blocks);
+        let blocks_offset = table_offset + table_len(blocks);
+        let block_boards = header.block_boards;
+        let max_block = max_block_bytes(block_boards, header.segment_boards);
+        let mut previous = blocks_offset;
+        for i in 0..=blocks {
+            let at = table_offset + 8 * i;
+            let offset = read_u64(self.file, at);
+            let expected_first = i == 0 && offset != blocks_offset;
+            let expected_last = i == blocks && offset != len;
+            if expected_first || expected_last {
+                return Err(self.corrupt(format!(
+                    "offset table entry {i} is {offset}, expected {}",
+                    if i == 0 { blocks_offset } else { len }
+                )));
+            }
+            if i > 0 {
+                if offset <= previous {
+                    return Err(self.corrupt(format!(
+                        "offset table entry {i} ({offset}) is not after entry {} ({previous})",
+                        i - 1
+                    )));
+                }
+                if offset - previous > max_block {
+                    return Err(self.corrupt(format!(
+                        "block {} takes {} bytes, more than {max_block} possible for {block_boards} boards",
+                        i - 1,
+                        offset - previous
+                    )));
+                }
+            }
+            previous = offset;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

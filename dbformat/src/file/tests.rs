@@ -419,7 +419,9 @@ fn readers_are_shared_between_threads() {
             s.spawn(move || {
                 let mut i = t;
                 for _ in 0..20_000 {
-                    i = (i * 6_364_136_223_846_793_005 + 1_442_695_040_888_963_407)
+                    i = i
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407)
                         % v.len() as u64;
                     assert_eq!(reader.get(i).unwrap().get(), v[i as usize]);
                 }
