@@ -241,8 +241,17 @@ fn main() {
     for (id, source) in &levels {
         let (values, stored) = load(*id, source);
         let start = Instant::now();
-        let path = write_level_as(&args.out, *id, &values, stored, args.options, args.choice)
-            .unwrap_or_else(|e| fail(&e.to_string()));
+        let path = write_level_as(
+            &args.out,
+            *id,
+            &values,
+            stored,
+            WriteOptions {
+                encoding: args.choice,
+                ..args.options
+            },
+        )
+        .unwrap_or_else(|e| fail(&e.to_string()));
         let write = start.elapsed();
         let boards = values.len() as u64;
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use awari_dbformat::file::{
-    layout, write_level_bounded, write_level_with, Encoding, EncodingChoice, LevelId, LevelReader,
+    layout, write_level, write_level_bounded, Encoding, EncodingChoice, LevelId, LevelReader,
     Model, Stored, WriteOptions,
 };
 use awari_dbformat::{Error, Index, RuleSet, Rules};
@@ -59,8 +59,9 @@ fn write_in_segments(
         block_boards: BLOCK,
         segment_boards: segment,
         zstd_level: 3,
+        encoding: choice,
     };
-    let path = write_level_with(dir, id, &v, options, choice).unwrap();
+    let path = write_level(dir, id, &v, options).unwrap();
     (path, v)
 }
 
@@ -248,6 +249,7 @@ fn a_file_of_lower_bounds_says_so_in_version_3() {
             block_boards: BLOCK,
             segment_boards: segment,
             zstd_level: 3,
+            encoding: EncodingChoice::Auto,
         };
         let path = write_level_bounded(dir, id, &v, &free, options).unwrap();
         let reader = LevelReader::open(&path).unwrap();

@@ -83,6 +83,7 @@ fn lower_bounds_read_back_as_the_scores_once_resolved() {
         block_boards: 4096,
         segment_boards: 512,
         zstd_level: 3,
+        ..WriteOptions::default()
     };
     for set in RuleSet::ALL {
         for (pits, max) in [(4u8, 12u32), (6, 10)] {

@@ -125,8 +125,8 @@ pub use certificate::{certificate_path, read_certificate, write_certificate};
 pub use codec::{Encoding, Model, RankModel};
 pub use reader::LevelReader;
 pub use writer::{
-    spread_sample, temp_path, write_level, write_level_as, write_level_bounded, write_level_with,
-    EncodingChoice, LevelWriter, WriteOptions, TRAIN_BOARDS,
+    spread_sample, temp_path, write_level, write_level_as, write_level_bounded, EncodingChoice,
+    LevelWriter, WriteOptions, TRAIN_BOARDS,
 };
 pub use zstd_ctx::release_contexts;
 

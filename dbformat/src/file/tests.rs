@@ -44,6 +44,7 @@ fn small_options() -> WriteOptions {
         block_boards: 100,
         segment_boards: 100,
         zstd_level: 3,
+        encoding: EncodingChoice::Auto,
     }
 }
 
@@ -98,7 +99,11 @@ fn write_then_read_every_encoding() {
         (id(RuleSet::Awari, 6, 0), EncodingChoice::Auto),
     ] {
         let v = values(level);
-        let path = write_level_with(dir, level, &v, small_options(), choice).unwrap();
+        let options = WriteOptions {
+            encoding: choice,
+            ..small_options()
+        };
+        let path = write_level(dir, level, &v, options).unwrap();
         assert_eq!(path, level_path(dir, level));
         let reader = LevelReader::open_expecting(&path, level).unwrap();
         assert_eq!(reader.id(), level);
@@ -254,8 +259,9 @@ fn many_table_flushes_and_a_short_last_block() {
         block_boards: 3,
         segment_boards: 3,
         zstd_level: 1,
+        encoding: EncodingChoice::Raw,
     };
-    let path = write_level_with(dir, level, &v, options, EncodingChoice::Raw).unwrap();
+    let path = write_level(dir, level, &v, options).unwrap();
     let reader = LevelReader::open(&path).unwrap();
     assert_eq!(reader.blocks(), 25_168);
     assert_eq!(reader.decode_all().unwrap()[..], v[..]);
@@ -278,9 +284,9 @@ fn segmented_blocks_round_trip() {
                 block_boards,
                 segment_boards,
                 zstd_level: 3,
+                encoding: EncodingChoice::ContextAns(3),
             };
-            let path =
-                write_level_with(dir, level, &v, options, EncodingChoice::ContextAns(3)).unwrap();
+            let path = write_level(dir, level, &v, options).unwrap();
             let bytes = std::fs::read(&path).unwrap();
             let version = u16::from_le_bytes([bytes[8], bytes[9]]);
             assert_eq!(version, if segment_boards < block_boards { 2 } else { 1 });
@@ -346,6 +352,7 @@ fn writer_rejects_wrong_counts_and_values_and_cleans_up() {
         block_boards: 0,
         segment_boards: 0,
         zstd_level: 3,
+        encoding: EncodingChoice::Auto,
     };
     assert!(LevelWriter::create(dir, level, bad).is_err());
     for segment_boards in [0, 30, 200] {
@@ -438,7 +445,11 @@ fn raw_blocks_hold_the_published_bytes() {
     let dir = scratch.path();
     let level = id(RuleSet::Awari, 6, 5);
     let v = values(level);
-    let path = write_level_with(dir, level, &v, small_options(), EncodingChoice::Raw).unwrap();
+    let options = WriteOptions {
+        encoding: EncodingChoice::Raw,
+        ..small_options()
+    };
+    let path = write_level(dir, level, &v, options).unwrap();
     let bytes = std::fs::read(&path).unwrap();
     let layout = layout::parse(&bytes, &path).unwrap();
     let (start, end) = layout.block_range(&bytes, 1);

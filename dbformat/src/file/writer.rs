@@ -51,6 +51,9 @@ pub struct WriteOptions {
     /// The zstd level of the raw and context-rank encodings, 1 to 22 (higher:
     /// smaller and slower to write; reading speed hardly changes).
     pub zstd_level: i32,
+    /// The value encoding ([`EncodingChoice::Auto`]: the smallest on a
+    /// sample of the level).
+    pub encoding: EncodingChoice,
 }
 
 impl Default for WriteOptions {
@@ -69,6 +72,7 @@ impl Default for WriteOptions {
             block_boards: 16384,
             segment_boards: 128,
             zstd_level: 12,
+            encoding: EncodingChoice::Auto,
         }
     }
 }
@@ -126,7 +130,6 @@ struct TableCursor {
 pub struct LevelWriter {
     id: LevelId,
     options: WriteOptions,
-    choice: EncodingChoice,
     temp: PathBuf,
     file: Option<BufWriter<File>>,
     /// Values received so far.
@@ -153,19 +156,6 @@ impl LevelWriter {
     /// [`Error::Rules`] for a block size outside 1..=2^20 or a zstd level
     /// outside 1..=22; [`Error::TooManySeeds`] beyond `MAX_SEEDS`.
     pub fn create(dir: &Path, id: LevelId, options: WriteOptions) -> Result<LevelWriter> {
-        LevelWriter::create_with(dir, id, options, EncodingChoice::Auto)
-    }
-
-    /// Like [`LevelWriter::create`], with the value encoding chosen by `choice`.
-    ///
-    /// # Errors
-    /// As [`LevelWriter::create`].
-    pub fn create_with(
-        dir: &Path,
-        id: LevelId,
-        options: WriteOptions,
-        choice: EncodingChoice,
-    ) -> Result<LevelWriter> {
         if id.seeds > crate::game::rules::MAX_SEEDS {
             return Err(Error::TooManySeeds {
                 seeds: id.seeds,
@@ -208,7 +198,6 @@ impl LevelWriter {
         Ok(LevelWriter {
             id,
             options,
-            choice,
             temp,
             file: Some(BufWriter::with_capacity(1 << 20, file)),
             pushed: 0,
@@ -436,9 +425,11 @@ impl LevelWriter {
                 .collect();
         let eval: Vec<(u64, &[i8])> = eval.iter().map(|(s, v)| (*s, v.as_ref())).collect();
         let model =
-            choose_model(id, options, self.choice, &all, &eval).map_err(|source| Error::Io {
-                path: self.temp.clone(),
-                source,
+            choose_model(id, options, self.options.encoding, &all, &eval).map_err(|source| {
+                Error::Io {
+                    path: self.temp.clone(),
+                    source,
+                }
             })?;
         self.preset = Some(model);
         Ok(())
@@ -475,12 +466,17 @@ impl LevelWriter {
                 let sampled: usize = sample.iter().map(|(_, v)| v.len()).sum();
                 let step = sampled.div_ceil(TRAIN_BOARDS).max(1);
                 let eval: Vec<(u64, &[i8])> = sample.iter().step_by(step).copied().collect();
-                choose_model(self.id, self.options, self.choice, &sample[..], &eval).map_err(
-                    |source| Error::Io {
-                        path: self.temp.clone(),
-                        source,
-                    },
-                )?
+                choose_model(
+                    self.id,
+                    self.options,
+                    self.options.encoding,
+                    &sample[..],
+                    &eval,
+                )
+                .map_err(|source| Error::Io {
+                    path: self.temp.clone(),
+                    source,
+                })?
             }
         };
         self.model_bytes = model.to_bytes();
@@ -750,24 +746,10 @@ pub fn write_level(
     values: &[i8],
     options: WriteOptions,
 ) -> Result<PathBuf> {
-    write_level_with(dir, id, values, options, EncodingChoice::Auto)
+    write_level_as(dir, id, values, Stored::Scores, options)
 }
 
-/// Like [`write_level`], with the value encoding chosen by `choice`.
-///
-/// # Errors
-/// As [`write_level`].
-pub fn write_level_with(
-    dir: &Path,
-    id: LevelId,
-    values: &[i8],
-    options: WriteOptions,
-    choice: EncodingChoice,
-) -> Result<PathBuf> {
-    write_level_as(dir, id, values, Stored::Scores, options, choice)
-}
-
-/// Like [`write_level_with`], for values that are `stored`: e.g. the values
+/// Like [`write_level`], for values that are `stored`: e.g. the values
 /// of another file, read with [`super::LevelReader::decode_all`], to encode
 /// them again. (To make lower bounds from scores, see
 /// [`write_level_bounded`].)
@@ -780,9 +762,8 @@ pub fn write_level_as(
     values: &[i8],
     stored: Stored,
     options: WriteOptions,
-    choice: EncodingChoice,
 ) -> Result<PathBuf> {
-    let mut writer = LevelWriter::create_with(dir, id, options, choice)?;
+    let mut writer = LevelWriter::create(dir, id, options)?;
     writer.stored = stored;
     check_level(&writer, id, values)?;
     writer.preset_from_spread(|r| Cow::Borrowed(&values[r.start as usize..r.end as usize]))?;
