@@ -108,5 +108,21 @@ impl Error {
     }
 }
 
+/// What is wrong with bytes that should be part of a level file, found
+/// where the file is not known (the decoders of the models and blocks):
+/// the reader that called them reports it as [`Error::Corrupt`], with the
+/// file's path and where in the file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Malformed(pub String);
+
+/// [`Malformed`] from a format string, as `format!` takes it.
+macro_rules! malformed {
+    ($($arg:tt)*) => {
+        $crate::error::Malformed(format!($($arg)*))
+    };
+}
+pub(crate) use malformed;
+
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

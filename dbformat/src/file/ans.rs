@@ -19,6 +19,7 @@ use std::sync::OnceLock;
 
 use super::context::{pack, symbol, unpack, Counts, NextSymbol, Shape, MAX_MODEL_BYTES};
 use super::LevelId;
+use crate::error::{malformed, Malformed};
 
 /// Probabilities are multiples of `1 / 2^SCALE`.
 const SCALE: u32 = 14;
@@ -489,31 +490,33 @@ impl AnsModel {
     /// A description of the first inconsistency: lengths, contexts out of
     /// order or range, symbols out of range or repeated, frequencies that do
     /// not add up.
-    pub fn parse(id: LevelId, bytes: &[u8]) -> Result<AnsModel, String> {
+    pub fn parse(id: LevelId, bytes: &[u8]) -> Result<AnsModel, Malformed> {
         let raw = unpack(bytes)?;
         let shape = Shape::parse(id, &raw)?;
         if raw.len() < 8 {
-            return Err("model ends before its table count".into());
+            return Err(malformed!("model ends before its table count"));
         }
         let count = u32::from_le_bytes([raw[4], raw[5], raw[6], raw[7]]) as usize;
         // Table contexts: 0..contexts for contexts, then the parents.
         let contexts = shape.contexts() + shape.parents();
         let a = shape.alphabet;
         if count == 0 || count > contexts + 1 {
-            return Err(format!("model has {count} tables for {contexts} contexts"));
+            return Err(malformed!(
+                "model has {count} tables for {contexts} contexts"
+            ));
         }
         let mut tables = Vec::with_capacity(count.min(raw.len() / 5));
         let mut at = 8;
         let mut previous: Option<usize> = None;
         for t in 0..count {
             if at + 5 > raw.len() {
-                return Err(format!("model ends inside table {t}"));
+                return Err(malformed!("model ends inside table {t}"));
             }
             let ctx = u32::from_le_bytes([raw[at], raw[at + 1], raw[at + 2], raw[at + 3]]) as usize;
             let n = usize::from(raw[at + 4]);
             at += 5;
             if t > 0 && (ctx >= contexts || previous.is_some_and(|p| ctx <= p)) {
-                return Err(format!(
+                return Err(malformed!(
                     "model table {t} has context {ctx} out of order or range"
                 ));
             }
@@ -521,7 +524,7 @@ impl AnsModel {
                 previous = Some(ctx);
             }
             if n == 0 || n > a || at + 3 * n > raw.len() {
-                return Err(format!("model table {t} of {n} symbols does not fit"));
+                return Err(malformed!("model table {t} of {n} symbols does not fit"));
             }
             let mut seen = vec![false; a];
             let mut list = Vec::with_capacity(n);
@@ -530,7 +533,7 @@ impl AnsModel {
                 let s = raw[at + 3 * k];
                 let f = u16::from_le_bytes([raw[at + 3 * k + 1], raw[at + 3 * k + 2]]);
                 if usize::from(s) >= a || seen[usize::from(s)] || f == 0 {
-                    return Err(format!(
+                    return Err(malformed!(
                         "model table {t} repeats or exceeds symbol {s}, or gives it frequency 0"
                     ));
                 }
@@ -539,7 +542,7 @@ impl AnsModel {
                 list.push((s, f));
             }
             if sum != TOTAL {
-                return Err(format!(
+                return Err(malformed!(
                     "model table {t}'s frequencies add up to {sum}, not {TOTAL}"
                 ));
             }
@@ -547,7 +550,7 @@ impl AnsModel {
             tables.push((if t == 0 { 0 } else { ctx }, list));
         }
         if at != raw.len() {
-            return Err(format!("{} stray bytes after the model", raw.len() - at));
+            return Err(malformed!("{} stray bytes after the model", raw.len() - at));
         }
         Ok(AnsModel::install(shape, tables))
     }
@@ -724,9 +727,9 @@ impl AnsModel {
         bytes: &[u8],
         out: &mut [i8],
         whole: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), Malformed> {
         if bytes.len() < 4 || bytes.len() & 1 != 0 {
-            return Err(format!(
+            return Err(malformed!(
                 "rANS stream of {} bytes (at least 4, and even)",
                 bytes.len()
             ));
@@ -739,13 +742,13 @@ impl AnsModel {
             TableOf::Wide(table_of) => self.decode_with(id, start, bytes, x, table_of, &mut sym),
         };
         if let Err(i) = decoded {
-            return Err(format!(
+            return Err(malformed!(
                 "rANS stream ends early or is damaged at board {}",
                 start + i as u64
             ));
         }
         if whole && (x != LOW || at != bytes.len()) {
-            return Err(format!(
+            return Err(malformed!(
                 "rANS stream does not end where it should (state {x:#x}, {} of {} bytes read)",
                 at,
                 bytes.len()

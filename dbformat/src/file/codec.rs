@@ -24,6 +24,7 @@ use super::context::{
 };
 use super::layout::{COMPRESSION_NONE, COMPRESSION_ZSTD};
 use super::{zstd_ctx, LevelId};
+use crate::error::{malformed, Malformed};
 
 pub use super::context::{
     class3, neighbour_offsets, usable_neighbours, CLASSES3, MAX_NEIGHBOURS, MAX_PIT0_CLASSES,
@@ -220,7 +221,13 @@ impl RankModel {
         debug_assert!(ranked.is_ok(), "known symbols are never corrupt");
     }
 
-    fn decode(&self, id: LevelId, start: u64, ranks: &[u8], out: &mut [i8]) -> Result<(), String> {
+    fn decode(
+        &self,
+        id: LevelId,
+        start: u64,
+        ranks: &[u8],
+        out: &mut [i8],
+    ) -> Result<(), Malformed> {
         let a = self.shape.alphabet;
         let mut sym = vec![a as u8; ranks.len() + 1];
         let mut next = RankNext {
@@ -234,7 +241,7 @@ impl RankModel {
             .shape
             .chain(id, start, ranks.len(), &mut sym, &mut next);
         if let Err(i) = decoded {
-            return Err(format!(
+            return Err(malformed!(
                 "rank {} at board {} is outside 0..{a}",
                 ranks[i],
                 start + i as u64
@@ -391,10 +398,10 @@ impl Model {
     /// A description of the first inconsistency (bad length, zstd error,
     /// unknown context, symbol out of range, repeated symbol, frequencies that
     /// do not add up).
-    pub fn parse(encoding: Encoding, id: LevelId, bytes: &[u8]) -> Result<Model, String> {
+    pub fn parse(encoding: Encoding, id: LevelId, bytes: &[u8]) -> Result<Model, Malformed> {
         match encoding {
             Encoding::Raw if bytes.is_empty() => Ok(Model::Raw),
-            Encoding::Raw => Err(format!(
+            Encoding::Raw => Err(malformed!(
                 "raw encoding with a {}-byte model section (expected none)",
                 bytes.len()
             )),
@@ -452,7 +459,7 @@ impl Model {
         block_len: usize,
         segment_boards: usize,
         out: &mut [i8],
-    ) -> Result<(), String> {
+    ) -> Result<(), Malformed> {
         match self {
             Model::ContextAns(m) => {
                 // The directory is read once for all the segments (reading it
@@ -492,10 +499,10 @@ impl Model {
         segment_boards: usize,
         segment: usize,
         out: &mut [i8],
-    ) -> Result<(), String> {
+    ) -> Result<(), Malformed> {
         let Model::ContextAns(m) = self else {
             if segment != 0 {
-                return Err(format!(
+                return Err(malformed!(
                     "segment {segment} of a {} block, which has one",
                     self.encoding()
                 ));
@@ -507,7 +514,7 @@ impl Model {
         let first = segment * segment_boards;
         let len = block_len.saturating_sub(first).min(segment_boards);
         if segment >= count || out.len() > len {
-            return Err(format!(
+            return Err(malformed!(
                 "segment {segment} of a {block_len}-board block in segments of {segment_boards}"
             ));
         }
@@ -540,7 +547,7 @@ impl Model {
         start: u64,
         bytes: &[u8],
         out: &mut [i8],
-    ) -> Result<(), String> {
+    ) -> Result<(), Malformed> {
         let seeds = id.seeds as i32;
         match self {
             Model::Raw => {
@@ -554,7 +561,7 @@ impl Model {
                         .iter()
                         .position(|&b| u32::from((b as i8).unsigned_abs()) > id.seeds)
                         .unwrap_or(0);
-                    return Err(format!(
+                    return Err(malformed!(
                         "value {} at board {} is outside -{seeds}..={seeds}",
                         bytes[i] as i8,
                         start + i as u64
@@ -571,33 +578,35 @@ impl Model {
     }
 }
 
-fn parse_rank(id: LevelId, bytes: &[u8]) -> Result<RankModel, String> {
+fn parse_rank(id: LevelId, bytes: &[u8]) -> Result<RankModel, Malformed> {
     let raw = unpack(bytes)?;
     let shape = Shape::parse(id, &raw)?;
     if raw.len() < 8 {
-        return Err("model ends before its list count".into());
+        return Err(malformed!("model ends before its list count"));
     }
     let alphabet = shape.alphabet;
     let count = u32::from_le_bytes([raw[4], raw[5], raw[6], raw[7]]) as usize;
     let contexts = shape.contexts();
     if count == 0 || count > contexts + 1 {
-        return Err(format!("model has {count} orders for {contexts} contexts"));
+        return Err(malformed!(
+            "model has {count} orders for {contexts} contexts"
+        ));
     }
     let mut lists = Vec::with_capacity(count.min(raw.len() / 5));
     let mut at = 8;
     let mut previous: Option<usize> = None;
     for i in 0..count {
         if at + 5 > raw.len() {
-            return Err(format!("model ends inside order {i}"));
+            return Err(malformed!("model ends inside order {i}"));
         }
         let ctx = u32::from_le_bytes([raw[at], raw[at + 1], raw[at + 2], raw[at + 3]]) as usize;
         let len = usize::from(raw[at + 4]);
         at += 5;
         if at + len > raw.len() || len > alphabet {
-            return Err(format!("model order {i} of {len} symbols does not fit"));
+            return Err(malformed!("model order {i} of {len} symbols does not fit"));
         }
         if i > 0 && (ctx >= contexts || previous.is_some_and(|p| ctx <= p)) {
-            return Err(format!(
+            return Err(malformed!(
                 "model order {i} has context {ctx} out of order or range"
             ));
         }
@@ -610,14 +619,14 @@ fn parse_rank(id: LevelId, bytes: &[u8]) -> Result<RankModel, String> {
         for &s in &list {
             let s = usize::from(s);
             if s >= alphabet || seen[s] {
-                return Err(format!("model order {i} repeats or exceeds symbol {s}"));
+                return Err(malformed!("model order {i} repeats or exceeds symbol {s}"));
             }
             seen[s] = true;
         }
         lists.push((ctx, list));
     }
     if at != raw.len() {
-        return Err(format!("{} stray bytes after the model", raw.len() - at));
+        return Err(malformed!("{} stray bytes after the model", raw.len() - at));
     }
     Ok(RankModel::install(shape, &lists))
 }
@@ -630,19 +639,22 @@ fn parse_rank(id: LevelId, bytes: &[u8]) -> Result<RankModel, String> {
 /// # Errors
 /// When the directory does not fit the block or its lengths overrun it, or
 /// when `k >= count`.
-pub fn segment_bytes(frame: &[u8], count: usize, k: usize) -> Result<&[u8], String> {
+pub fn segment_bytes(frame: &[u8], count: usize, k: usize) -> Result<&[u8], Malformed> {
     segment_streams(frame, count)?
         .nth(k)
-        .ok_or_else(|| format!("segment {k} of a block of {count}"))
+        .ok_or_else(|| malformed!("segment {k} of a block of {count}"))
 }
 
 /// The rANS streams of the `count` segments of a context-ans block, in order,
 /// once the directory is checked (see [`segment_bytes`]).
-fn segment_streams(frame: &[u8], count: usize) -> Result<impl Iterator<Item = &[u8]> + '_, String> {
+fn segment_streams(
+    frame: &[u8],
+    count: usize,
+) -> Result<impl Iterator<Item = &[u8]> + '_, Malformed> {
     let count = count.max(1);
     let directory = 2 * (count - 1);
     let Some(body) = frame.get(directory..) else {
-        return Err(format!(
+        return Err(malformed!(
             "a directory of {count} segments does not fit a block of {} bytes",
             frame.len()
         ));
@@ -652,7 +664,7 @@ fn segment_streams(frame: &[u8], count: usize) -> Result<impl Iterator<Item = &[
         .map(|w| usize::from(u16::from_le_bytes([w[0], w[1]])));
     let listed: usize = lengths.clone().sum();
     if listed > body.len() {
-        return Err(format!(
+        return Err(malformed!(
             "segment lengths add up to {listed} bytes, more than the block's {}",
             body.len()
         ));

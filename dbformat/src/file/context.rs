@@ -27,6 +27,7 @@ use crate::game::board::MAX_BOARD_PITS;
 use crate::index::Index;
 
 use super::LevelId;
+use crate::error::{malformed, Malformed};
 
 /// The most neighbours a context can use.
 pub const MAX_NEIGHBOURS: usize = 3;
@@ -409,28 +410,28 @@ impl Shape {
     }
 
     /// Reads and checks the four bytes of [`Shape::header`] for level `id`.
-    pub fn parse(id: LevelId, raw: &[u8]) -> Result<Shape, String> {
+    pub fn parse(id: LevelId, raw: &[u8]) -> Result<Shape, Malformed> {
         if raw.len() < 4 {
-            return Err(format!("model of {} bytes is too short", raw.len()));
+            return Err(malformed!("model of {} bytes is too short", raw.len()));
         }
         let neighbours = usize::from(raw[0]);
         let pit0_classes = usize::from(raw[1]);
         let alphabet = usize::from(u16::from_le_bytes([raw[2], raw[3]]));
         let most = usable_neighbours(id.rules.pits());
         if neighbours == 0 || neighbours > most {
-            return Err(format!(
+            return Err(malformed!(
                 "model uses {neighbours} neighbours; {} pits per side allow 1 to {most}",
                 id.rules.pits()
             ));
         }
         if !(1..=MAX_PIT0_CLASSES).contains(&pit0_classes) {
-            return Err(format!(
+            return Err(malformed!(
                 "model uses {pit0_classes} pit-0 classes; expected 1 to {MAX_PIT0_CLASSES}"
             ));
         }
         let expected = 2 * id.seeds as usize + 1;
         if alphabet != expected {
-            return Err(format!(
+            return Err(malformed!(
                 "model has {alphabet} symbols, level {} needs {expected}",
                 id.seeds
             ));
@@ -615,23 +616,23 @@ pub(crate) fn pack(raw: &[u8]) -> Vec<u8> {
 }
 
 /// The bytes [`pack`] packed, after checking the length.
-pub(crate) fn unpack(bytes: &[u8]) -> Result<Vec<u8>, String> {
+pub(crate) fn unpack(bytes: &[u8]) -> Result<Vec<u8>, Malformed> {
     if bytes.len() < 4 {
-        return Err(format!(
+        return Err(malformed!(
             "model section of {} bytes is too short",
             bytes.len()
         ));
     }
     let raw_len = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
     if raw_len > MAX_MODEL_BYTES {
-        return Err(format!(
+        return Err(malformed!(
             "model of {raw_len} bytes is larger than any real model"
         ));
     }
     let raw = zstd::bulk::decompress(&bytes[4..], raw_len)
-        .map_err(|e| format!("model section does not decompress: {e}"))?;
+        .map_err(|e| malformed!("model section does not decompress: {e}"))?;
     if raw.len() != raw_len {
-        return Err(format!(
+        return Err(malformed!(
             "model decompresses to {} bytes, expected {raw_len}",
             raw.len()
         ));

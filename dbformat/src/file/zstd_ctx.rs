@@ -1,6 +1,7 @@
 //! Per-thread zstd contexts, so that compressing or decompressing a block does
 //! not allocate a new context each time (a level-19 context is megabytes).
 
+use crate::error::{malformed, Malformed};
 use std::cell::RefCell;
 
 thread_local! {
@@ -31,18 +32,18 @@ pub fn compress(data: &[u8], level: i32) -> std::io::Result<Vec<u8>> {
 
 /// Decompresses one zstd frame into `out`, which must be exactly as long as
 /// the frame's content; returns a description of the problem otherwise.
-pub fn decompress_exact(frame: &[u8], out: &mut [u8]) -> Result<(), String> {
+pub fn decompress_exact(frame: &[u8], out: &mut [u8]) -> Result<(), Malformed> {
     DECOMPRESSOR.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
-            *slot = Some(zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?);
+            *slot = Some(zstd::bulk::Decompressor::new().map_err(|e| malformed!("{e}"))?);
         }
         let decompressor = slot.as_mut().expect("set above");
         let expected = out.len();
         match decompressor.decompress_to_buffer(frame, out) {
             Ok(n) if n == expected => Ok(()),
-            Ok(n) => Err(format!("decompresses to {n} bytes, expected {expected}")),
-            Err(e) => Err(format!("does not decompress ({e})")),
+            Ok(n) => Err(malformed!("decompresses to {n} bytes, expected {expected}")),
+            Err(e) => Err(malformed!("does not decompress ({e})")),
         }
     })
 }
