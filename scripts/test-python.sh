@@ -20,6 +20,8 @@ fi
 venv="$target/python-test-venv"
 rm -rf "$venv"
 "$python" -m venv "$venv"
+# (The build backend runs the venv's maturin.)
+export PATH="$venv/bin:$PATH"
 pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
 "${pip[@]}" install maturin pytest numpy
 # OpenSpiel publishes wheels for some Python versions only; without one its

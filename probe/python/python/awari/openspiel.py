@@ -99,12 +99,19 @@ class TablebaseBot(pyspiel.Bot):
     """A ``pyspiel.Bot`` for ``oware`` that plays perfectly where the levels reach.
 
     Where the levels of ``tablebase`` (an ``abapa`` database of the game's
-    size) cover the position, it plays a best move of the databases (of
-    several, the one capturing most, then one at random with ``rng``, else the
-    first); above them, the move of a search of ``time`` seconds (and at most
-    ``depth`` plies) with the levels at its leaves, as ``Tablebase.search``.
-    The values of positions drawn by endless play are not exact under
-    OpenSpiel's end at a repetition (see the module's documentation).
+    size) cover the position, it plays a best move of the databases; above
+    them, the move of a search of ``time`` seconds (and at most ``depth``
+    plies) with the levels at its leaves, as ``Tablebase.search``.
+
+    OpenSpiel ends a game at the first repetition of a position since the
+    last capture, each side taking its own row, where the databases count
+    endless play as an even split. So the bot values a move that would repeat
+    a position by that ending, and chooses by the result of the game (with
+    the seeds already captured), then the value, then a move that does not
+    repeat (a won position's best moves may go round in circles: the
+    databases store values, not distances), then the larger capture, then at
+    random with ``rng`` (else the first). The values of positions drawn by
+    endless play are still not exact for OpenSpiel's game.
     """
 
     def __init__(
@@ -166,17 +173,55 @@ class TablebaseBot(pyspiel.Bot):
             return pyspiel.INVALID_ACTION
         answer = self.answer(state)
         self.last_answer = answer
-        moves = {m["pit"]: m for m in answer["moves"] if m["pit"] in legal}
-        best = [p for p in answer["best"] if p in moves]
-        if not best:  # (cannot happen under abapa; be safe)
-            valued = [m for m in moves.values() if m["value"] is not None]
-            if valued:
-                top = max(m["value"] for m in valued)
-                best = [m["pit"] for m in valued if m["value"] == top]
-            else:
-                best = list(moves) or legal
-        most = max(moves[p]["captured"] if p in moves else 0 for p in best)
-        best = [p for p in best if (moves[p]["captured"] if p in moves else 0) == most]
+        board, (mine, theirs) = board_from_state(state)
+        seen = _positions_since_capture(state)
+        mover = state.current_player()
+        houses = board.per_side
+        rules = self.tablebase.rules
+        best_value = answer["value"]
+        scored = []
+        for m in answer["moves"]:
+            pit = m["pit"]
+            if pit not in legal:
+                continue
+            played = rules.play(board, pit)
+            child = list(played.child.pits)  # seen from the opponent
+            key = (1 - mover, tuple(child[houses:] + child[:houses]) if mover == 0 else tuple(child))
+            repeats = key in seen
+            if repeats:
+                # OpenSpiel ends the game here, each side taking its own row.
+                value = played.captured + sum(child[houses:]) - sum(child[:houses])
+            elif m["value"] is not None:
+                value = m["value"]
+            else:  # a search values its best move only
+                value = best_value if pit in answer["best"] else best_value - 1
+            result = (mine - theirs + value > 0) - (mine - theirs + value < 0)
+            scored.append(((result, value, not repeats, played.captured), pit))
+        top = max(k for k, _ in scored)
+        best = [pit for k, pit in scored if k == top]
         if self.rng is not None and len(best) > 1:
             return self.rng.choice(best)
         return best[0]
+
+
+def _positions_since_capture(state: Any) -> set:
+    """The positions (player to move, houses) since the last capture of the
+    game of `state`, the current one included: what OpenSpiel's repetition
+    rule looks at."""
+    replay = state.get_game().new_initial_state()
+    seen = set()
+
+    def add(s):
+        b, _ = board_from_state(s, player=0)
+        seen.add((s.current_player(), b.pits))
+
+    add(replay)
+    for action in state.history():
+        before = sum(board_from_state(replay, player=0)[0].pits)
+        replay.apply_action(action)
+        if replay.is_terminal():
+            break
+        if sum(board_from_state(replay, player=0)[0].pits) < before:
+            seen.clear()
+        add(replay)
+    return seen
