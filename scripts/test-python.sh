@@ -8,8 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 export CARGO_TARGET_DIR="$target"
-# The tools the tests compare with (already built by `cargo test --workspace --release`).
-cargo build --release -q -p awari-solver -p awari-probe
+# The tools the tests compare with: those `cargo test --workspace --release`
+# has just built when run from scripts/test.sh (building them again with
+# `-p` would resolve other features and rebuild them for minutes), else built here.
+if [ ! -x "$target/release/awari-solve" ] || [ ! -x "$target/release/awari-probe" ]; then
+  cargo build --release -q -p awari-solver -p awari-probe
+fi
 python=${PYTHON:-python3}
 if ! "$python" -m venv --help > /dev/null 2>&1 || ! "$python" -c 'import ensurepip' 2> /dev/null; then
   sudo=""
