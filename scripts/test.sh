@@ -32,3 +32,4 @@ target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 cargo build --release -q -p awari-solver -p awari-probe \
   --features awari-solver/mpi,awari-probe/mpi --target-dir "$target/mpi"
 AWARI_MPI_BIN="$target/mpi/release" cargo test --release -p awari-tests --test mpi -- --ignored
+scripts/test-python.sh

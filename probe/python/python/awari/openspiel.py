@@ -1,0 +1,227 @@
+"""OpenSpiel's ``oware`` game with the databases: positions and a bot.
+
+OpenSpiel (``pip install open_spiel``) plays Oware under the ``abapa`` rules of
+this project (a grand slam captures nothing, an empty row must be fed, a player
+that cannot feed it takes the seeds left), with two differences in how a game
+ends:
+
+- it stops as soon as a player holds more than half of the seeds (this never
+  changes who wins, so the databases' results stay exact), and
+- it stops at the first repetition of a position since the last capture, each
+  side then taking the seeds of its own row; the databases score endless play
+  as an even split (0). So a position the databases value 0 through endless
+  play may be won, drawn or lost in OpenSpiel depending on the seeds in each row
+  when the repetition comes: the *even-split values are not exact for it*, and
+  neither is the bot's play in such positions (the values of every other
+  position, and the bot's moves there, are).
+
+Board and action numbering: an OpenSpiel action is the pit number from the
+mover's left (0 for A), for either player; houses 0..P-1 are player 0's and
+P..2P-1 player 1's, counterclockwise, which is this project's pit order seen
+from player 0.
+
+>>> import pyspiel, awari
+>>> from awari.openspiel import TablebaseBot, board_from_state
+>>> game = pyspiel.load_game("oware(num_seeds_per_house=1)")
+>>> tb = awari.Tablebase("db-abapa", rules="abapa")   # levels 0..=12
+>>> bot = TablebaseBot(tb, player_id=0)
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Optional, Tuple
+
+try:
+    import pyspiel
+except ImportError as e:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "awari.openspiel needs OpenSpiel: pip install open_spiel"
+    ) from e
+
+from ._awari import Board, Tablebase
+
+__all__ = ["board_from_state", "TablebaseBot", "OPENSPIEL_RULES"]
+
+#: The rule set of OpenSpiel's oware in this project's terms.
+OPENSPIEL_RULES = "abapa"
+
+
+def _layout(state: Any) -> Tuple[int, int]:
+    """Pits per side and the total seeds of an oware state's game."""
+    params = state.get_game().get_parameters()
+    houses = int(params.get("num_houses_per_player", 6))
+    per_house = int(params.get("num_seeds_per_house", 4))
+    return houses, 2 * houses * per_house
+
+
+def board_from_state(
+    state: Any, player: Optional[int] = None
+) -> Tuple[Board, Tuple[int, int]]:
+    """The position of an OpenSpiel ``oware`` state: ``(board, (m, o))``.
+
+    ``board`` is seen from ``player`` (by default the player to move): that
+    player's houses first, from its left, then the opponent's; ``m`` and ``o``
+    are the seeds already captured by that player and by the opponent. For a
+    terminal state give ``player`` (no one is to move).
+
+    Raises ValueError for a state of another game or a terminal state without
+    ``player``.
+    """
+    if state.get_game().get_type().short_name != "oware":
+        raise ValueError(
+            f"not an oware state: {state.get_game().get_type().short_name}"
+        )
+    if player is None:
+        player = state.current_player()
+        if player < 0:
+            raise ValueError(
+                "the game is over, no one is to move: give player=0 or player=1"
+            )
+    if player not in (0, 1):
+        raise ValueError(f"player {player}: oware has players 0 and 1")
+    houses, total = _layout(state)
+    values = state.observation_tensor(0)
+    counts = [int(round(v * total)) for v in values]
+    if len(counts) != 2 * houses + 2 or sum(counts) != total:
+        raise ValueError(
+            f"cannot read the oware state (expected {2 * houses} houses and {total} seeds): {state}"
+        )
+    seeds, scores = counts[: 2 * houses], counts[2 * houses :]
+    if player == 0:
+        pits = seeds
+    else:
+        pits = seeds[houses:] + seeds[:houses]
+    return Board(pits), (scores[player], scores[1 - player])
+
+
+class TablebaseBot(pyspiel.Bot):
+    """A ``pyspiel.Bot`` for ``oware`` that plays perfectly where the levels reach.
+
+    Where the levels of ``tablebase`` (an ``abapa`` database of the game's
+    size) cover the position, it plays a best move of the databases; above
+    them, the move of a search of ``time`` seconds (and at most ``depth``
+    plies) with the levels at its leaves, as ``Tablebase.search``.
+
+    OpenSpiel ends a game at the first repetition of a position since the
+    last capture, each side taking its own row, where the databases count
+    endless play as an even split. So the bot values a move that would repeat
+    a position by that ending, and chooses by the result of the game (with
+    the seeds already captured), then the value, then a move that does not
+    repeat (a won position's best moves may go round in circles: the
+    databases store values, not distances), then the larger capture, then at
+    random with ``rng`` (else the first). The values of positions drawn by
+    endless play are still not exact for OpenSpiel's game.
+    """
+
+    def __init__(
+        self,
+        tablebase: Tablebase,
+        player_id: Optional[int] = None,
+        time: Optional[float] = 1.0,
+        depth: Optional[int] = None,
+        threads: Optional[int] = None,
+        rng: Optional[random.Random] = None,
+    ) -> None:
+        pyspiel.Bot.__init__(self)
+        if tablebase.rules.name != OPENSPIEL_RULES:
+            raise ValueError(
+                f"OpenSpiel's oware plays the {OPENSPIEL_RULES} rules; this database is of {tablebase.rules.name}"
+            )
+        self.tablebase = tablebase
+        self._player_id = player_id
+        self.time = time
+        self.depth = depth
+        self.threads = threads
+        self.rng = rng
+        #: The last answer (the dict of Tablebase.analyse or .search).
+        self.last_answer: Optional[dict] = None
+
+    def player_id(self) -> Optional[int]:
+        return self._player_id
+
+    def restart_at(self, state: Any) -> None:
+        pass
+
+    def inform_action(self, state: Any, player_id: int, action: int) -> None:
+        pass
+
+    def provides_policy(self) -> bool:
+        return False
+
+    def answer(self, state: Any) -> dict:
+        """The databases' (or the search's) answer for the player to move."""
+        board, captured = board_from_state(state)
+        if board.per_side != self.tablebase.rules.pits:
+            raise ValueError(
+                f"the game has {board.per_side} houses per player but the database {self.tablebase.rules.pits}"
+            )
+        if self.tablebase.covers(board):
+            return self.tablebase.analyse(board, captured=captured, pv_limit=0)
+        return self.tablebase.search(
+            board,
+            captured=captured,
+            time=self.time,
+            depth=self.depth,
+            threads=self.threads,
+            pv_limit=0,
+        )
+
+    def step(self, state: Any) -> int:
+        legal = state.legal_actions()
+        if not legal:
+            return pyspiel.INVALID_ACTION
+        answer = self.answer(state)
+        self.last_answer = answer
+        board, (mine, theirs) = board_from_state(state)
+        seen = _positions_since_capture(state)
+        mover = state.current_player()
+        houses = board.per_side
+        rules = self.tablebase.rules
+        best_value = answer["value"]
+        scored = []
+        for m in answer["moves"]:
+            pit = m["pit"]
+            if pit not in legal:
+                continue
+            played = rules.play(board, pit)
+            child = list(played.child.pits)  # seen from the opponent
+            key = (1 - mover, tuple(child[houses:] + child[:houses]) if mover == 0 else tuple(child))
+            repeats = key in seen
+            if repeats:
+                # OpenSpiel ends the game here, each side taking its own row.
+                value = played.captured + sum(child[houses:]) - sum(child[:houses])
+            elif m["value"] is not None:
+                value = m["value"]
+            else:  # a search values its best move only
+                value = best_value if pit in answer["best"] else best_value - 1
+            result = (mine - theirs + value > 0) - (mine - theirs + value < 0)
+            scored.append(((result, value, not repeats, played.captured), pit))
+        top = max(k for k, _ in scored)
+        best = [pit for k, pit in scored if k == top]
+        if self.rng is not None and len(best) > 1:
+            return self.rng.choice(best)
+        return best[0]
+
+
+def _positions_since_capture(state: Any) -> set:
+    """The positions (player to move, houses) since the last capture of the
+    game of `state`, the current one included: what OpenSpiel's repetition
+    rule looks at."""
+    replay = state.get_game().new_initial_state()
+    seen = set()
+
+    def add(s):
+        b, _ = board_from_state(s, player=0)
+        seen.add((s.current_player(), b.pits))
+
+    add(replay)
+    for action in state.history():
+        before = sum(board_from_state(replay, player=0)[0].pits)
+        replay.apply_action(action)
+        if replay.is_terminal():
+            break
+        if sum(board_from_state(replay, player=0)[0].pits) < before:
+            seen.clear()
+        add(replay)
+    return seen
