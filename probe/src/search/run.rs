@@ -1,0 +1,39 @@
+//! The clock and the counters of one search, and why it stops early.
+
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::time::Instant;
+
+use super::Limits;
+use crate::error::ProbeError;
+
+/// Why a search stopped early.
+pub(super) enum Stop {
+    Time,
+    Error(ProbeError),
+}
+
+impl From<ProbeError> for Stop {
+    fn from(e: ProbeError) -> Stop {
+        Stop::Error(e)
+    }
+}
+
+/// The clock and the counters of one search.
+pub(super) struct Run {
+    pub(super) deadline: Option<Instant>,
+    pub(super) nodes: AtomicU64,
+    pub(super) stopped: AtomicBool,
+}
+
+impl Run {
+    pub(super) fn new(limits: &Limits, started: Instant) -> Run {
+        Run {
+            deadline: limits.time.map(|t| started + t),
+            nodes: AtomicU64::new(0),
+            stopped: AtomicBool::new(false),
+        }
+    }
+}
+
+/// Positions between two looks at the clock.
+pub(super) const CLOCK_EVERY: u64 = 4096;
