@@ -67,54 +67,22 @@ impl<'s, 'a> Worker<'s, 'a> {
         &mut self,
         board: &Board,
         depth: u32,
-        mut alpha: i16,
+        alpha: i16,
         beta: i16,
         ply: usize,
     ) -> Result<(i16, bool), Stop> {
         self.tick()?;
         self.pv[ply].clear();
-        let rules = self.searcher.rules;
-        if let Some(v) = rules.terminal_value(board) {
-            return Ok((i16::from(v.get()), true));
-        }
-        if let Some(tb) = self.searcher.levels_for(board) {
-            // A database lookup costs microseconds: the table keeps its
-            // answer as a proven entry.
-            if let Some(e) = self.searcher.table.get(board) {
-                if e.proven && e.kind == Kind::Exact {
-                    return Ok((e.value, true));
-                }
-            }
-            let value = i16::from(tb.score(board)?.get());
-            let entry = Entry {
-                value,
-                depth: u8::MAX,
-                kind: Kind::Exact,
-                proven: true,
-                best: None,
-            };
-            self.searcher.table.put(board, entry);
-            return Ok((value, true));
+        if let Some(exact) = self.exact(board)? {
+            return Ok(exact);
         }
         let key = board.packed();
         if self.line.contains(&key) {
             return Ok(horizon(board, 0, alpha, beta));
         }
         let entry = self.searcher.table.get(board);
-        // (Not on the principal variation, whose line a cut-off would cut
-        // short, unless the entry is proven.)
-        let pv_node = beta - alpha > 1;
-        if let Some(e) = entry {
-            if e.proven || (e.depth as u32 >= depth && !pv_node) {
-                let cut = match e.kind {
-                    Kind::Exact => true,
-                    Kind::Lower => e.value >= beta,
-                    Kind::Upper => e.value <= alpha,
-                };
-                if cut {
-                    return Ok((e.value, e.proven));
-                }
-            }
+        if let Some(known) = entry.and_then(|e| table_cut(e, depth, alpha, beta)) {
+            return Ok(known);
         }
         // The horizon, unless the table had a proof above.
         if depth == 0 {
@@ -123,62 +91,13 @@ impl<'s, 'a> Worker<'s, 'a> {
         }
 
         let moves = self.ordered(board, entry.and_then(|e| e.best), ply);
-        let alpha_in = alpha;
-        let mut best_value = -INFINITE;
-        let mut best_pit = None;
-        let mut all_proven = true;
-        let mut cut_proven = None;
         self.line.push(key);
-        for (k, m) in moves.iter().enumerate() {
-            let searched = if k == 0 {
-                self.child(m, depth - 1, alpha, beta, ply)
-            } else {
-                // A null window first: is this move better than alpha?
-                match self.child(m, depth - 1, alpha, alpha + 1, ply) {
-                    Ok((v, _)) if v > alpha && v < beta => {
-                        self.child(m, depth - 1, alpha, beta, ply)
-                    }
-                    other => other,
-                }
-            };
-            let (v, proven) = match searched {
-                Ok(found) => found,
-                Err(stop) => {
-                    self.line.pop();
-                    return Err(stop);
-                }
-            };
-            if v > best_value {
-                best_value = v;
-                best_pit = Some(m.pit);
-            }
-            if v >= beta {
-                cut_proven = Some(proven);
-                if m.captured == 0 {
-                    let killers = &mut self.killers[ply];
-                    if killers[0] != m.pit {
-                        killers[1] = killers[0];
-                        killers[0] = m.pit;
-                    }
-                    self.history[m.pit as usize] += depth * depth;
-                }
-                break;
-            }
-            all_proven &= proven;
-            if v > alpha {
-                alpha = v;
-                // A new best line: this move, then the child's.
-                let (here, below) = self.pv.split_at_mut(ply + 1);
-                here[ply].clear();
-                here[ply].push(m.pit);
-                here[ply].extend_from_slice(&below[0]);
-            }
-        }
+        let searched = self.search_moves(&moves, depth, alpha, beta, ply);
         self.line.pop();
-        let proven = cut_proven.unwrap_or(all_proven);
-        let kind = if best_value >= beta {
+        let best = searched?;
+        let kind = if best.value >= beta {
             Kind::Lower
-        } else if best_value <= alpha_in {
+        } else if best.value <= alpha {
             Kind::Upper
         } else {
             Kind::Exact
@@ -186,14 +105,117 @@ impl<'s, 'a> Worker<'s, 'a> {
         self.searcher.table.put(
             board,
             Entry {
-                value: best_value,
+                value: best.value,
                 depth: depth.min(255) as u8,
                 kind,
-                proven,
-                best: best_pit,
+                proven: best.proven,
+                best: best.pit,
             },
         );
-        Ok((best_value, proven))
+        Ok((best.value, best.proven))
+    }
+
+    /// The exact value of `board` when the game is over or the databases
+    /// answer its level, else `None`.
+    #[inline]
+    fn exact(&self, board: &Board) -> Result<Option<(i16, bool)>, Stop> {
+        if let Some(v) = self.searcher.rules.terminal_value(board) {
+            return Ok(Some((i16::from(v.get()), true)));
+        }
+        let Some(tb) = self.searcher.levels_for(board) else {
+            return Ok(None);
+        };
+        // A database lookup costs microseconds: the table keeps its
+        // answer as a proven entry.
+        if let Some(e) = self.searcher.table.get(board) {
+            if e.proven && e.kind == Kind::Exact {
+                return Ok(Some((e.value, true)));
+            }
+        }
+        let value = i16::from(tb.score(board)?.get());
+        let entry = Entry {
+            value,
+            depth: u8::MAX,
+            kind: Kind::Exact,
+            proven: true,
+            best: None,
+        };
+        self.searcher.table.put(board, entry);
+        Ok(Some((value, true)))
+    }
+
+    /// Searches `moves` (in order, the first with the full window, the others
+    /// with a null window first) to `depth` in the window `(alpha, beta)`
+    /// until one cuts off; keeps the principal variation of `ply`, the
+    /// killers and the history up to date.
+    #[inline]
+    fn search_moves(
+        &mut self,
+        moves: &[Move],
+        depth: u32,
+        mut alpha: i16,
+        beta: i16,
+        ply: usize,
+    ) -> Result<Best, Stop> {
+        let mut best = Best {
+            value: -INFINITE,
+            pit: None,
+            proven: true,
+        };
+        let mut all_proven = true;
+        let mut cut_proven = None;
+        for (k, m) in moves.iter().enumerate() {
+            let (v, proven) = if k == 0 {
+                self.child(m, depth - 1, alpha, beta, ply)?
+            } else {
+                // A null window first: is this move better than alpha?
+                match self.child(m, depth - 1, alpha, alpha + 1, ply)? {
+                    (v, _) if v > alpha && v < beta => {
+                        self.child(m, depth - 1, alpha, beta, ply)?
+                    }
+                    other => other,
+                }
+            };
+            if v > best.value {
+                best.value = v;
+                best.pit = Some(m.pit);
+            }
+            if v >= beta {
+                cut_proven = Some(proven);
+                if m.captured == 0 {
+                    self.remember_cut(m.pit, depth, ply);
+                }
+                break;
+            }
+            all_proven &= proven;
+            if v > alpha {
+                alpha = v;
+                self.extend_pv(ply, m.pit);
+            }
+        }
+        best.proven = cut_proven.unwrap_or(all_proven);
+        Ok(best)
+    }
+
+    /// A quiet move `pit` cut off at `ply`: it becomes the first killer
+    /// there, and its history rises.
+    #[inline]
+    fn remember_cut(&mut self, pit: u8, depth: u32, ply: usize) {
+        let killers = &mut self.killers[ply];
+        if killers[0] != pit {
+            killers[1] = killers[0];
+            killers[0] = pit;
+        }
+        self.history[pit as usize] += depth * depth;
+    }
+
+    /// A new best line at `ply`: the move `pit`, then the child's line.
+    #[inline]
+    fn extend_pv(&mut self, ply: usize, pit: u8) {
+        let (here, below) = self.pv.split_at_mut(ply + 1);
+        here[ply].clear();
+        here[ply].push(pit);
+        here[ply].extend_from_slice(&below[0]);
     }
 
     /// The value of move `m` for the mover, its child searched to `depth`
@@ -248,6 +270,34 @@ impl<'s, 'a> Worker<'s, 'a> {
         moves.sort_by_key(|m| std::cmp::Reverse(rank(m)));
         moves
     }
+}
+
+/// What the moves of a node found: the best value, its move, and whether
+/// the value is proven (a cut-off when its move is, else when every move is).
+struct Best {
+    value: i16,
+    pit: Option<u8>,
+    proven: bool,
+}
+
+/// The table's answer for a node, when `entry` settles the window
+/// `(alpha, beta)` at `depth`: a proven entry at any depth, another at its
+/// own depth or less, and not on the principal variation, whose line a
+/// cut-off would cut short.
+#[inline]
+fn table_cut(entry: Entry, depth: u32, alpha: i16, beta: i16) -> Option<(i16, bool)> {
+    let pv_node = beta - alpha > 1;
+    if entry.proven || (entry.depth as u32 >= depth && !pv_node) {
+        let cut = match entry.kind {
+            Kind::Exact => true,
+            Kind::Lower => entry.value >= beta,
+            Kind::Upper => entry.value <= alpha,
+        };
+        if cut {
+            return Some((entry.value, entry.proven));
+        }
+    }
+    None
 }
 
 /// The value of a position not searched further (at the horizon, or
