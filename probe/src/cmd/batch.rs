@@ -19,7 +19,7 @@ use super::CmdResult;
 ///
 /// Example: printf '1 1 1 1 1 2 / 4 2 3 0 0 0\n' | awari-probe batch --db db
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[command(flatten)]
     database: super::Database,
     /// Also give every move's value (slower).
@@ -88,7 +88,7 @@ fn answer(
 }
 
 /// Runs the batch; see [`Args`].
-pub fn run(args: Args) -> CmdResult {
+pub(crate) fn run(args: Args) -> CmdResult {
     let tb = args.database.open()?;
     tb.preload(args.preload);
     let stdin = std::io::stdin().lock();

@@ -17,7 +17,7 @@ const CHUNK: usize = 1 << 22;
 ///
 /// Example: awari-probe export --seeds 16 scores.16 --db db
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The file to write (replaced if it exists).
     pub out: PathBuf,
     #[command(flatten)]
@@ -33,7 +33,7 @@ pub struct Args {
 }
 
 /// Writes the file; see [`Args`].
-pub fn run(args: Args) -> CmdResult {
+pub(crate) fn run(args: Args) -> CmdResult {
     let id = args.level.id()?;
     let reader = LevelReader::open_expecting(&level_path(&args.level.db, id), id)?;
     let tb = Tablebase::open(&args.level.db, id.rules)?;
@@ -61,7 +61,7 @@ pub fn run(args: Args) -> CmdResult {
 /// Writes the score of every board of `reader`'s level to `out`, one signed
 /// byte per board, through a temporary file renamed at the end (removed on
 /// error). `tb`, the level's database, resolves lower bounds.
-pub fn export(
+pub(crate) fn export(
     reader: &LevelReader,
     tb: &Tablebase,
     out: &Path,

@@ -15,7 +15,7 @@ use super::CmdResult;
 ///
 /// Example: awari-probe info --db db --check
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The database directory.
     #[arg(long, default_value = "db")]
     pub db: PathBuf,
@@ -77,7 +77,7 @@ fn bits(r: &LevelReader) -> f64 {
 }
 
 /// Prints the table; see [`Args`].
-pub fn run(args: Args) -> CmdResult {
+pub(crate) fn run(args: Args) -> CmdResult {
     let mut rows: Vec<Row> = scan_dir(&args.db)?
         .into_iter()
         .map(|(id, path)| {

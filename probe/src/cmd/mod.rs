@@ -1,18 +1,18 @@
 //! One module per subcommand of `awari-probe`; each has `Args` (clap) and `run`.
 
-pub mod batch;
-pub mod board;
-pub mod count;
-pub mod export;
-pub mod import;
-pub mod index;
-pub mod info;
-pub mod score;
-pub mod serve;
-pub mod verify;
+pub(crate) mod batch;
+pub(crate) mod board;
+pub(crate) mod count;
+pub(crate) mod export;
+pub(crate) mod import;
+pub(crate) mod index;
+pub(crate) mod info;
+pub(crate) mod score;
+pub(crate) mod serve;
+pub(crate) mod verify;
 
 /// What a subcommand returns: an exit code, or an error to print (exit status 2).
-pub type CmdResult = Result<std::process::ExitCode, Box<dyn std::error::Error>>;
+pub(crate) type CmdResult = Result<std::process::ExitCode, Box<dyn std::error::Error>>;
 
 /// Reads 512M, 2G, 2GiB or a number of bytes (`--preload` of `batch` and
 /// `export`).
@@ -38,7 +38,7 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
 
 /// The options that choose a database: its directory, rule set and board size.
 #[derive(clap::Args)]
-pub struct Database {
+pub(crate) struct Database {
     /// The database directory.
     #[arg(long, default_value = "db")]
     pub db: std::path::PathBuf,
@@ -52,14 +52,14 @@ pub struct Database {
 
 impl Database {
     /// Opens the database these options name.
-    pub fn open(&self) -> Result<awari_probe::Tablebase, awari_probe::ProbeError> {
+    pub(crate) fn open(&self) -> Result<awari_probe::Tablebase, awari_probe::ProbeError> {
         awari_probe::Tablebase::open_for(&self.db, self.rules, self.pits)
     }
 }
 
 /// The options that name one level file: its seed count, directory, rules and size.
 #[derive(clap::Args)]
-pub struct LevelFile {
+pub(crate) struct LevelFile {
     /// The level: seeds on the board.
     #[arg(long)]
     pub seeds: u32,
@@ -76,7 +76,7 @@ pub struct LevelFile {
 
 impl LevelFile {
     /// The level these options name.
-    pub fn id(&self) -> Result<awari_dbformat::file::LevelId, awari_dbformat::Error> {
+    pub(crate) fn id(&self) -> Result<awari_dbformat::file::LevelId, awari_dbformat::Error> {
         Ok(awari_dbformat::file::LevelId::new(
             awari_dbformat::Rules::new(self.rules, self.pits)?,
             self.seeds,

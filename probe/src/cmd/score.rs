@@ -18,7 +18,7 @@ use super::CmdResult;
 ///
 /// Example: awari-probe score "1 1 1 1 1 2 / 4 2 3 0 0 0" --captured 10,22
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The board: 2P numbers, the mover's pits first, e.g. "1 1 1 1 1 2 / 4 2 3 0 0 0".
     pub board: Board,
     /// Seeds already captured by the mover and by the opponent, e.g. 10,22.
@@ -51,7 +51,7 @@ pub struct Args {
 }
 
 /// Reads a duration: a number with `ms`, `s` or `m` (`2s`, `500ms`, `1m`).
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
     let bad = || format!("{text:?}: a duration is a number with ms, s or m, e.g. 500ms, 2s, 1m");
     let t = text.trim();
     let (number, unit) = t
@@ -68,10 +68,10 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 /// The default length limit of the principal variation.
-pub const PV_LIMIT: usize = 200;
+pub(crate) const PV_LIMIT: usize = 200;
 
 /// Reads "M,O" (or "M O"): seeds captured by the mover and by the opponent.
-pub fn parse_captured(text: &str) -> Result<(u32, u32), String> {
+pub(crate) fn parse_captured(text: &str) -> Result<(u32, u32), String> {
     let parts: Vec<&str> = text.split([',', ' ']).filter(|s| !s.is_empty()).collect();
     let bad = || {
         format!(
@@ -85,7 +85,7 @@ pub fn parse_captured(text: &str) -> Result<(u32, u32), String> {
 }
 
 /// Prints the answer; see [`Args`].
-pub fn run(args: Args) -> CmdResult {
+pub(crate) fn run(args: Args) -> CmdResult {
     let tb = Tablebase::open_for(&args.db, args.rules, args.board.per_side())?;
     if !tb.covers(&args.board) {
         return run_search(&tb, &args);
@@ -118,7 +118,7 @@ fn limits(args: &Args) -> Limits {
 /// result_proven, best, pv, depth, nodes, seconds, `"search": true`, and the
 /// legal moves (pit, label, captured, best) with `"value": null` (a search
 /// values the best move only).
-pub fn search_json(
+pub(crate) fn search_json(
     rules: Rules,
     board: &Board,
     captured: (u32, u32),
@@ -164,7 +164,7 @@ pub fn search_json(
 ///
 /// # Errors
 /// A level file that cannot be read.
-pub fn search_one_json(
+pub(crate) fn search_one_json(
     tb: &Tablebase,
     board: &Board,
     captured: (u32, u32),
@@ -284,7 +284,7 @@ fn run_search(tb: &Tablebase, args: &Args) -> CmdResult {
 /// # Errors
 /// As [`Tablebase::analyse`]: a missing level, a board of another size, an
 /// unreadable level file.
-pub fn answer_json(
+pub(crate) fn answer_json(
     tb: &Tablebase,
     board: &Board,
     captured: (u32, u32),
@@ -304,7 +304,7 @@ fn pv_end_name(end: PvEnd) -> &'static str {
 }
 
 /// The JSON answer: seeds, value, result, moves, best, pv (pits), and more.
-pub fn to_json(a: &Analysis, pv: &Pv, captured: (u32, u32)) -> serde_json::Value {
+pub(crate) fn to_json(a: &Analysis, pv: &Pv, captured: (u32, u32)) -> serde_json::Value {
     let moves: Vec<_> = a
         .moves
         .iter()

@@ -17,11 +17,14 @@ use crate::tablebase::Tablebase;
 pub struct Searcher<'a> {
     /// The databases, if any.
     tb: Option<&'a Tablebase>,
+    /// The rules of the game searched.
     pub(super) rules: Rules,
     /// Bit n: boards of n seeds are read from the databases
     /// ([`Tablebase::answers_level`]).
     exact_levels: u128,
+    /// The transposition table, kept from one search to the next.
     pub(super) table: Table,
+    /// How far and how long to search.
     pub(super) limits: Limits,
 }
 

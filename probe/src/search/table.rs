@@ -7,18 +7,26 @@ use awari_dbformat::Board;
 /// What a table entry says of its value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kind {
+    /// The position's value (searched to the entry's depth).
     Exact,
+    /// At least the value: a move cut off.
     Lower,
+    /// At most the value: no move reached the window.
     Upper,
 }
 
 /// One position's entry in the transposition table.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Entry {
+    /// The value found, for the mover.
     pub(super) value: i16,
+    /// The depth searched (255 for a database's answer).
     pub(super) depth: u8,
+    /// Whether the value is exact or a bound.
     pub(super) kind: Kind,
+    /// The value is proven with exact leaves.
     pub(super) proven: bool,
+    /// The pit of the best move found, if any.
     pub(super) best: Option<u8>,
 }
 
@@ -63,6 +71,7 @@ pub(super) struct Table {
 }
 
 impl Table {
+    /// A table of at most `bytes` (at least 1024 slots).
     pub(super) fn new(bytes: usize) -> Table {
         // The largest power of two of 16-byte slots within the bytes.
         let fit = (bytes / 16).max(1024);
@@ -91,6 +100,7 @@ impl Table {
         (key, (h >> 7) as usize & self.mask)
     }
 
+    /// The entry of `board`, if the table holds one.
     pub(super) fn get(&self, board: &Board) -> Option<Entry> {
         let (key, at) = self.key(board);
         let [k, d] = &self.slots[at];

@@ -29,6 +29,7 @@ pub(super) struct Worker<'s, 'a> {
 }
 
 impl<'s, 'a> Worker<'s, 'a> {
+    /// A worker of `searcher` for `run`; `done` for a helper thread.
     pub(super) fn new(
         searcher: &'s Searcher<'a>,
         run: &'s Run,

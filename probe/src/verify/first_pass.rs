@@ -25,7 +25,9 @@ const TILE_WIDTH: usize = 64;
 /// children give (in index order), and how many boards the certificate, when
 /// there is one, does not prove at once.
 pub(super) struct FirstPass {
+    /// The boards whose value differs from what their children give.
     pub(super) mismatches: Vec<Mismatch>,
+    /// Boards the certificate does not prove at once (0 without one).
     pub(super) uncertified: u64,
 }
 

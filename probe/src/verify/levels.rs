@@ -79,6 +79,7 @@ pub(super) fn derive(
 /// value becomes the mover's.
 #[derive(Clone, Copy)]
 pub(super) struct Edge<'a> {
+    /// Where the child's value is kept.
     pub(super) child: &'a i8,
     /// The child's index in the level, for a quiet move (unused for a capture).
     pub(super) index: usize,

@@ -37,7 +37,7 @@ use report::{all_ok, print_level, start_report, Summary};
 ///   awari-probe verify --db db --start 2       # the 6-pit game with 2 seeds per pit
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
-pub struct Args {
+pub(crate) struct Args {
     #[command(flatten)]
     database: super::Database,
     /// The levels to check, e.g. 10..14 or 12 [default: every level present].
@@ -89,7 +89,7 @@ fn parse_levels(text: &str) -> Result<RangeInclusive<u32>, String> {
 type Checked = (LevelCheck, bool, f64);
 
 /// Runs the verification; see [`Args`].
-pub fn run(args: Args) -> CmdResult {
+pub(crate) fn run(args: Args) -> CmdResult {
     let ranks = awari_dbformat::ranks::start()?;
     let root = ranks.is_root();
     let tb = args.database.open()?;

@@ -19,6 +19,7 @@ use super::{missing_level, Checked};
 
 /// What reading and checking the levels needs to know.
 pub(super) struct Job<'a> {
+    /// The database.
     pub(super) tb: &'a Tablebase,
     /// The levels present in the database.
     pub(super) present: &'a [u32],
@@ -26,6 +27,7 @@ pub(super) struct Job<'a> {
     pub(super) wanted: &'a [u32],
     /// The largest level to check.
     pub(super) top: u32,
+    /// Where the levels read are kept.
     pub(super) placement: &'a Placement,
     /// Which rank checks each level of `wanted`.
     pub(super) checker: BTreeMap<u32, usize>,

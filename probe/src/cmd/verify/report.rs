@@ -39,11 +39,13 @@ pub(super) fn start_report(rules: Rules, per_pit: u32, levels: &Levels) -> Start
 
 /// What `verify` reports at the end.
 pub(super) struct Summary<'a> {
+    /// The rules of the levels checked.
     pub(super) rules: Rules,
     /// Every level's result, in order of levels.
     pub(super) checks: &'a [Checked],
     /// The levels read were kept in files.
     pub(super) levels_in_files: bool,
+    /// When the work started.
     pub(super) started: Instant,
     /// With `--start`: the seeds per pit, and the report of the start position.
     pub(super) start: Option<(u32, StartReport)>,
