@@ -105,17 +105,10 @@ fn write_values(
 mod tests {
     use super::*;
     use crate::cmd::import;
-    use crate::cmd::LevelFile;
+    use crate::cmd::{scratch, LevelFile};
     use awari_dbformat::{Index, RuleSet};
 
     /// A fresh empty directory, removed (with what it holds) when dropped.
-    fn scratch(name: &str) -> tempfile::TempDir {
-        tempfile::Builder::new()
-            .prefix(&format!("awari-probe-{name}-"))
-            .tempdir()
-            .unwrap()
-    }
-
     /// Published-style bytes for a level: in range, with some structure.
     fn scores(pits: u8, seeds: u32) -> Vec<u8> {
         let n = seeds as i32;

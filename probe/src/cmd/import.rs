@@ -126,13 +126,11 @@ pub(crate) fn import(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cmd::scratch;
 
     #[test]
     fn a_file_of_the_wrong_size_is_refused() {
-        let scratch = tempfile::Builder::new()
-            .prefix("awari-probe-import-size-")
-            .tempdir()
-            .unwrap();
+        let scratch = scratch("import-size");
         let dir = scratch.path();
         let file = dir.join("scores.4");
         std::fs::write(&file, vec![0u8; 1364]).unwrap();

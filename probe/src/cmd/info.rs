@@ -168,15 +168,13 @@ pub(crate) fn run(args: Args) -> CmdResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cmd::scratch;
     use awari_dbformat::file::{write_level, WriteOptions};
     use awari_dbformat::Rules;
 
     #[test]
     fn check_fails_on_a_damaged_file() {
-        let scratch = tempfile::Builder::new()
-            .prefix("awari-probe-info-")
-            .tempdir()
-            .unwrap();
+        let scratch = scratch("info");
         let dir = scratch.path();
         let args = |check| Args {
             db: dir.to_path_buf(),

@@ -83,3 +83,13 @@ impl LevelFile {
         ))
     }
 }
+
+/// A scratch directory for a test, `awari-probe-{name}-…` in the temporary
+/// directory, removed when dropped.
+#[cfg(test)]
+pub(crate) fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("awari-probe-{name}-"))
+        .tempdir()
+        .unwrap()
+}
