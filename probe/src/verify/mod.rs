@@ -72,10 +72,15 @@ const CHUNK: usize = 1 << 14;
 /// order) and the levels below, which its captures reach.
 #[derive(Clone, Copy)]
 struct Level<'a> {
+    /// The rules of the level.
     rules: Rules,
+    /// Its seed count.
     seeds: u32,
+    /// The index of its board size.
     index: &'static Index,
+    /// Its values, one per stored board in index order.
     values: &'a [i8],
+    /// The levels below (at least those its captures reach).
     lower: &'a Levels,
 }
 
