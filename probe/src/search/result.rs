@@ -47,7 +47,7 @@ pub struct SearchResult {
 }
 
 /// The result of a game for a split of the captured seeds, and whether the
-/// search proved it (see [`Searcher::prove_outcome`]).
+/// search proved it (see [`Searcher::prove_outcome`](super::Searcher::prove_outcome)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OutcomeProof {
     /// The result for the mover.
@@ -57,7 +57,7 @@ pub struct OutcomeProof {
 }
 
 /// A search's answer for a game: the search, and the result for a split of
-/// the captured seeds (see [`Searcher::answer`]).
+/// the captured seeds (see [`Searcher::answer`](super::Searcher::answer)).
 #[derive(Clone, Debug)]
 pub struct Answer {
     /// The search of the position.
