@@ -18,6 +18,7 @@
 //! ```
 
 pub mod error;
+pub mod json;
 pub mod search;
 pub mod tablebase;
 pub mod verify;

@@ -30,11 +30,12 @@ enum Command {
     Score(cmd::score::Args),
     Batch(cmd::batch::Args),
     Verify(cmd::verify::Args),
+    #[cfg(feature = "serve")]
     Serve(cmd::serve::Args),
 }
 
 fn main() -> ExitCode {
-    quiet_on_closed_pipe();
+    awari_dbformat::cli::quiet_on_closed_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Count(args) => cmd::count::run(args),
@@ -46,6 +47,7 @@ fn main() -> ExitCode {
         Command::Score(args) => cmd::score::run(args),
         Command::Batch(args) => cmd::batch::run(args),
         Command::Verify(args) => cmd::verify::run(args),
+        #[cfg(feature = "serve")]
         Command::Serve(args) => cmd::serve::run(args),
     };
     match result {
@@ -54,17 +56,5 @@ fn main() -> ExitCode {
             eprintln!("awari-probe: error: {err}");
             ExitCode::from(2)
         }
-    }
-}
-
-/// Makes a closed standard output (`awari-probe count | head`) end the
-/// process quietly, as it does other command-line tools, rather than make
-/// the next print panic.
-fn quiet_on_closed_pipe() {
-    #[cfg(unix)]
-    // SAFETY: restores the default action of one signal, before any thread
-    // is started.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

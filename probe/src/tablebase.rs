@@ -88,6 +88,18 @@ pub enum PvEnd {
     Limit,
 }
 
+impl PvEnd {
+    /// The name of the ending in the JSON answers (`pv_end`) and the text of
+    /// `score`: `game over`, `repetition` or `limit`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PvEnd::GameOver => "game over",
+            PvEnd::Repetition => "repetition",
+            PvEnd::Limit => "limit",
+        }
+    }
+}
+
 /// A principal variation: best moves from a position to the end of the game or
 /// to the first repeated position.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use awari_probe::verify::{check_level, check_level_with, Aids, Levels};
 fn a_draw_turned_into_a_win_is_unproven() {
     let rules = Rules::default();
     let n = 10;
-    let mut levels = Levels::default();
+    let mut levels = Levels::new(rules.pits());
     for (seeds, values) in awari_solver::solve_in_memory(rules, n).iter().enumerate() {
         levels.insert(seeds as u32, values.clone());
     }
@@ -38,7 +38,7 @@ fn a_draw_turned_into_a_win_is_unproven() {
 fn certificates_prove_true_levels_and_change_no_result() {
     let rules = Rules::default();
     let n = 10;
-    let mut levels = Levels::default();
+    let mut levels = Levels::new(rules.pits());
     let lower = awari_solver::solve_in_memory(rules, n - 1);
     for (seeds, values) in lower.iter().enumerate() {
         levels.insert(seeds as u32, values.clone());

@@ -101,6 +101,25 @@ impl Gain {
             c - child.get()
         })
     }
+
+    /// [`Gain::value`] on a raw byte, saturating instead of leaving the
+    /// range of scores: for a checker that reads values it does not trust
+    /// (a child's value out of range is reported on its own).
+    #[inline]
+    pub fn value_saturating(self, child: i8) -> i8 {
+        if self.stays {
+            self.captured.saturating_add(child)
+        } else {
+            self.captured.saturating_sub(child)
+        }
+    }
+
+    /// True for the gain of a quiet move: nothing captured, so the child is
+    /// on the mover's level.
+    #[inline]
+    pub fn is_quiet(self) -> bool {
+        self.captured == 0
+    }
 }
 
 /// The legal moves of a position, at most one per pit of the mover, in pit order.

@@ -19,3 +19,10 @@ pub mod resident;
 pub use machine::{
     available, default_budget, format_size, free_disk, group_available, peak_resident,
 };
+
+/// Memory a process of the tools takes besides its levels and the state of
+/// the level being solved or checked: the program, the pages of the level
+/// files being read, the writer's buffers, rounding to huge pages (about
+/// 50 MB measured at level 21). Both the solver's and the verifier's plans
+/// count it.
+pub const PROCESS_BYTES: u64 = 64 << 20;

@@ -81,7 +81,7 @@ impl Drop for Watch {
 /// faults of a thread ([`hold`]), each of which maps at most 64 KiB, so two
 /// threads map at most 16 MiB unseen; the watch's thread, for writes in
 /// order, less.
-const UNSEEN_PAGES_BYTES: u64 = 32 << 20;
+pub const UNSEEN_PAGES_BYTES: u64 = 32 << 20;
 
 /// The resident set at which a [`Watch`] under a memory budget of `budget`
 /// bytes gives back the pages of mapped files: the budget, less a sixteenth

@@ -12,8 +12,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use awari_dbformat::{Board as RsBoard, Index, RuleSet, Rules as RsRules, Turn};
-use awari_probe::search::{Answer, Limits, Searcher};
-use awari_probe::{Analysis, ProbeError, Pv, PvEnd, Tablebase as RsTablebase};
+use awari_probe::json::{answer_json, search_json};
+use awari_probe::search::{Limits, Searcher};
+use awari_probe::{ProbeError, Tablebase as RsTablebase};
 use numpy::ndarray::ArrayView2;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyException, PyFileNotFoundError, PyOSError, PyValueError};
@@ -98,9 +99,8 @@ fn to_board(obj: &Bound<'_, PyAny>) -> PyResult<RsBoard> {
 
 /// A board from pit counts, which may be out of range (negative, huge).
 fn board_from_ints(pits: &[i64]) -> PyResult<RsBoard> {
-    let bad = |reason: String| {
-        PyValueError::new_err(format!("cannot read board {pits:?}: {reason}"))
-    };
+    let bad =
+        |reason: String| PyValueError::new_err(format!("cannot read board {pits:?}: {reason}"));
     let mut bytes = Vec::with_capacity(pits.len());
     for &p in pits {
         if p < 0 {
@@ -259,12 +259,7 @@ impl Move {
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let t = (
-            Bound::new(py, self.child)?,
-            self.captured,
-            self.game_over,
-        )
-            .into_pyobject(py)?;
+        let t = (Bound::new(py, self.child)?, self.captured, self.game_over).into_pyobject(py)?;
         Ok(t.as_any().try_iter()?.into_any())
     }
 
@@ -620,9 +615,9 @@ impl Tablebase {
                 let row: Vec<i64> = view.row(r).to_vec();
                 return Err(prefixed(
                     py,
-                    board_from_ints(&row).err().unwrap_or_else(|| {
-                        PyValueError::new_err(format!("{v} seeds in a pit"))
-                    }),
+                    board_from_ints(&row)
+                        .err()
+                        .unwrap_or_else(|| PyValueError::new_err(format!("{v} seeds in a pit"))),
                     &format!("row {r}: "),
                 ));
             }
@@ -689,98 +684,6 @@ impl Tablebase {
     }
 }
 
-// The JSON answers below are those of `awari-probe score --json`
-// (probe/src/cmd/score.rs, which the library does not export); the Python
-// tests compare them with the command's output.
-
-/// `score --json` for a board the levels cover.
-fn answer_json(
-    tb: &RsTablebase,
-    board: &RsBoard,
-    captured: (u32, u32),
-    pv_limit: usize,
-) -> Result<serde_json::Value, ProbeError> {
-    let analysis = tb.analyse(board)?;
-    let pv = tb.principal_variation(board, pv_limit)?;
-    Ok(to_json(&analysis, &pv, captured))
-}
-
-fn pv_end_name(end: PvEnd) -> &'static str {
-    match end {
-        PvEnd::GameOver => "game over",
-        PvEnd::Repetition => "repetition",
-        PvEnd::Limit => "limit",
-    }
-}
-
-fn to_json(a: &Analysis, pv: &Pv, captured: (u32, u32)) -> serde_json::Value {
-    let moves: Vec<_> = a
-        .moves
-        .iter()
-        .map(|m| {
-            serde_json::json!({
-                "pit": m.mov.pit,
-                "label": m.mov.label().to_string(),
-                "value": m.value.get(),
-                "captured": m.mov.captured,
-                "best": m.best,
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "board": a.board.pits(),
-        "seeds": a.board.seeds(),
-        "value": a.value.get(),
-        "captured": [captured.0, captured.1],
-        "result": a.value.outcome(captured.0, captured.1).name(),
-        "moves": moves,
-        "best": a.best,
-        "pv": pv.steps.iter().map(|s| s.mov.pit).collect::<Vec<_>>(),
-        "pv_end": pv_end_name(pv.end),
-        "bound": "exact",
-    })
-}
-
-/// `score --json` for a board above the levels: the search's answer.
-fn search_json(
-    rules: RsRules,
-    board: &RsBoard,
-    captured: (u32, u32),
-    answer: &Answer,
-) -> serde_json::Value {
-    let found = &answer.search;
-    let moves: Vec<_> = rules
-        .legal_moves(board)
-        .iter()
-        .map(|m| {
-            serde_json::json!({
-                "pit": m.pit,
-                "label": m.label().to_string(),
-                "value": null,
-                "captured": m.captured,
-                "best": Some(m.pit) == found.best,
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "search": true,
-        "moves": moves,
-        "pv_end": "search",
-        "board": board.pits(),
-        "seeds": board.seeds(),
-        "value": found.value.get(),
-        "bound": found.bound.name(),
-        "captured": [captured.0, captured.1],
-        "result": answer.outcome.name(),
-        "result_proven": answer.outcome_proven,
-        "best": found.best.into_iter().collect::<Vec<_>>(),
-        "pv": found.pv,
-        "depth": found.depth,
-        "nodes": found.nodes,
-        "seconds": found.seconds,
-    })
-}
-
 /// Reads a size: a number of bytes, or a string such as "512M", "2G", "2GiB".
 fn size_arg(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
     if let Ok(n) = obj.extract::<u64>() {
@@ -789,21 +692,7 @@ fn size_arg(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
     let text: String = obj.extract().map_err(|_| {
         PyValueError::new_err("memory is a number of bytes or a size such as \"512M\" or \"2G\"")
     })?;
-    let bad = || PyValueError::new_err(format!("{text:?} is not a size; write e.g. 512M, 20G or 20GiB"));
-    let t = text.trim().to_ascii_uppercase();
-    let t = t.trim_end_matches("IB").trim_end_matches('B');
-    let (number, shift) = match t.chars().last() {
-        Some('K') => (&t[..t.len() - 1], 10),
-        Some('M') => (&t[..t.len() - 1], 20),
-        Some('G') => (&t[..t.len() - 1], 30),
-        Some('T') => (&t[..t.len() - 1], 40),
-        _ => (t, 0),
-    };
-    let n: f64 = number.trim().parse().map_err(|_| bad())?;
-    if !(n.is_finite() && n >= 0.0) {
-        return Err(bad());
-    }
-    Ok((n * (1u64 << shift) as f64) as u64)
+    awari_dbformat::cli::parse_size(&text).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Builds every missing level into the directory `path`, as `awari-solve`
@@ -833,9 +722,7 @@ fn solve<'py>(
     let rules = RsRules::new(rule_set(rules)?, pits).map_err(db_err)?;
     let plan = match (start, max_seeds) {
         (Some(_), Some(_)) => {
-            return Err(PyValueError::new_err(
-                "give max_seeds or start, not both",
-            ))
+            return Err(PyValueError::new_err("give max_seeds or start, not both"))
         }
         (Some(0), None) => {
             return Err(PyValueError::new_err("start needs at least 1 seed per pit"))
@@ -933,7 +820,10 @@ fn _awari(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add("CorruptDatabase", m.py().get_type::<CorruptDatabase>())?;
     m.add("MissingLevel", m.py().get_type::<MissingLevel>())?;
-    m.add("RULE_SETS", RuleSet::ALL.iter().map(|r| r.name()).collect::<Vec<_>>())?;
+    m.add(
+        "RULE_SETS",
+        RuleSet::ALL.iter().map(|r| r.name()).collect::<Vec<_>>(),
+    )?;
     m.add("MIN_PITS", awari_dbformat::MIN_PITS)?;
     m.add("MAX_PITS", awari_dbformat::MAX_PITS)?;
     m.add("MAX_SEEDS", awari_dbformat::MAX_SEEDS)?;

@@ -19,7 +19,7 @@ use super::CmdResult;
 ///
 /// Example: printf '1 1 1 1 1 2 / 4 2 3 0 0 0\n' | awari-probe batch --db db
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[command(flatten)]
     database: super::Database,
     /// Also give every move's value (slower).
@@ -31,7 +31,7 @@ pub struct Args {
     /// board of the level and of those below is then resolved first; for
     /// files of scores (`awari-solve --exact`) it pays sooner. The answers
     /// are the same either way.
-    #[arg(long, default_value = "0", value_parser = super::parse_bytes)]
+    #[arg(long, default_value = "0", value_parser = awari_dbformat::cli::parse_size)]
     preload: u64,
     /// Search a position above the levels built for this long (e.g. 200ms,
     /// one thread per line, lines in parallel) and answer as `score --json`
@@ -59,7 +59,7 @@ fn answer(
             None => (0, 0),
         };
         if let Some(time) = search.filter(|_| !tb.covers(&board)) {
-            let mut out = super::score::search_one_json(tb, &board, captured, time)?;
+            let mut out = awari_probe::json::search_one_json(tb, &board, captured, time)?;
             out["line"] = line_no.into();
             return Ok(out);
         }
@@ -88,7 +88,7 @@ fn answer(
 }
 
 /// Runs the batch; see [`Args`].
-pub fn run(args: Args) -> CmdResult {
+pub(crate) fn run(args: Args) -> CmdResult {
     let tb = args.database.open()?;
     tb.preload(args.preload);
     let stdin = std::io::stdin().lock();

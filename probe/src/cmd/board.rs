@@ -10,7 +10,7 @@ use super::CmdResult;
 ///
 /// Example: awari-probe board --seeds 16 --index 588953
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The level: the number of seeds on the board.
     #[arg(long)]
     seeds: u32,
@@ -26,7 +26,7 @@ pub struct Args {
 }
 
 /// Prints the board; see [`Args`].
-pub fn run(args: Args) -> CmdResult {
+pub(crate) fn run(args: Args) -> CmdResult {
     Rules::new(RuleSet::Awari, args.pits)?;
     let index = Index::for_pits(args.pits);
     let board = index.unrank(args.seeds, args.index)?;

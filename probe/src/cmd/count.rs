@@ -14,7 +14,7 @@ use super::CmdResult;
 ///
 /// Example: awari-probe count --pits 6 --max-seeds 48
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Pits per side (2 to 8).
     #[arg(long, default_value_t = 6)]
     pits: u8,
@@ -27,7 +27,7 @@ pub struct Args {
 }
 
 /// Groups digits in threes: 889063398406 -> "889,063,398,406".
-pub fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -40,7 +40,7 @@ pub fn thousands(n: u64) -> String {
 }
 
 /// Prints the table; see [`Args`].
-pub fn run(args: Args) -> CmdResult {
+pub(crate) fn run(args: Args) -> CmdResult {
     let rules = Rules::new(RuleSet::Awari, args.pits)?;
     let board_pits = rules.board_pits() as u32;
     let max = args.max_seeds.unwrap_or(4 * board_pits);

@@ -17,7 +17,7 @@ const CHUNK: usize = 1 << 22;
 ///
 /// Example: awari-probe export --seeds 16 scores.16 --db db
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The file to write (replaced if it exists).
     pub out: PathBuf,
     #[command(flatten)]
@@ -28,12 +28,12 @@ pub struct Args {
     /// Memory for lower levels decoded whole, e.g. 2G: a level of lower bounds
     /// (the solver's default) needs the scores of its boards' captures, and
     /// looking them up one by one is far slower.
-    #[arg(long, default_value = "4G", value_parser = super::parse_bytes)]
+    #[arg(long, default_value = "4G", value_parser = awari_dbformat::cli::parse_size)]
     pub preload: u64,
 }
 
 /// Writes the file; see [`Args`].
-pub fn run(args: Args) -> CmdResult {
+pub(crate) fn run(args: Args) -> CmdResult {
     let id = args.level.id()?;
     let reader = LevelReader::open_expecting(&level_path(&args.level.db, id), id)?;
     let tb = Tablebase::open(&args.level.db, id.rules)?;
@@ -61,7 +61,7 @@ pub fn run(args: Args) -> CmdResult {
 /// Writes the score of every board of `reader`'s level to `out`, one signed
 /// byte per board, through a temporary file renamed at the end (removed on
 /// error). `tb`, the level's database, resolves lower bounds.
-pub fn export(
+pub(crate) fn export(
     reader: &LevelReader,
     tb: &Tablebase,
     out: &Path,
@@ -105,17 +105,10 @@ fn write_values(
 mod tests {
     use super::*;
     use crate::cmd::import;
-    use crate::cmd::LevelFile;
+    use crate::cmd::{scratch, LevelFile};
     use awari_dbformat::{Index, RuleSet};
 
     /// A fresh empty directory, removed (with what it holds) when dropped.
-    fn scratch(name: &str) -> tempfile::TempDir {
-        tempfile::Builder::new()
-            .prefix(&format!("awari-probe-{name}-"))
-            .tempdir()
-            .unwrap()
-    }
-
     /// Published-style bytes for a level: in range, with some structure.
     fn scores(pits: u8, seeds: u32) -> Vec<u8> {
         let n = seeds as i32;

@@ -20,7 +20,7 @@ const CHUNK: usize = 1 << 22;
 ///
 /// Example: awari-probe import --seeds 16 scores.16 --db db
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The `scores.N` file to read.
     pub file: PathBuf,
     #[command(flatten)]
@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 /// Imports the file; see [`Args`].
-pub fn run(args: Args) -> CmdResult {
+pub(crate) fn run(args: Args) -> CmdResult {
     let id = args.level.id()?;
     std::fs::create_dir_all(&args.level.db)
         .map_err(|e| format!("{}: {e}", args.level.db.display()))?;
@@ -63,7 +63,7 @@ pub fn run(args: Args) -> CmdResult {
 /// Reads `file` (one signed byte per board of level `id`) into a new level file
 /// in `dir`, and returns its path. The encoding is chosen on blocks spread over
 /// the whole file.
-pub fn import(
+pub(crate) fn import(
     file: &Path,
     dir: &Path,
     id: LevelId,
@@ -126,13 +126,11 @@ pub fn import(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cmd::scratch;
 
     #[test]
     fn a_file_of_the_wrong_size_is_refused() {
-        let scratch = tempfile::Builder::new()
-            .prefix("awari-probe-import-size-")
-            .tempdir()
-            .unwrap();
+        let scratch = scratch("import-size");
         let dir = scratch.path();
         let file = dir.join("scores.4");
         std::fs::write(&file, vec![0u8; 1364]).unwrap();

@@ -10,7 +10,7 @@ use super::CmdResult;
 ///
 /// Example: awari-probe index "1 1 1 1 1 2 / 4 2 3 0 0 0"
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The board: 2P numbers, the mover's pits first, e.g. "1 1 1 1 1 2 / 4 2 3 0 0 0".
     board: Board,
     /// Print one JSON object: seeds, index, boards, pits.
@@ -19,7 +19,7 @@ pub struct Args {
 }
 
 /// Prints the index; see [`Args`].
-pub fn run(args: Args) -> CmdResult {
+pub(crate) fn run(args: Args) -> CmdResult {
     let index = Index::for_pits(args.board.per_side());
     let i = index.try_rank(&args.board)?;
     print_position(
@@ -32,7 +32,7 @@ pub fn run(args: Args) -> CmdResult {
 }
 
 /// Prints a board with its index, for people or as JSON.
-pub fn print_position(board: &Board, index: u64, boards: u64, json: bool) {
+pub(crate) fn print_position(board: &Board, index: u64, boards: u64, json: bool) {
     if json {
         let out = serde_json::json!({
             "seeds": board.seeds(),

@@ -15,7 +15,7 @@ use super::CmdResult;
 ///
 /// Example: awari-probe info --db db --check
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The database directory.
     #[arg(long, default_value = "db")]
     pub db: PathBuf,
@@ -77,7 +77,7 @@ fn bits(r: &LevelReader) -> f64 {
 }
 
 /// Prints the table; see [`Args`].
-pub fn run(args: Args) -> CmdResult {
+pub(crate) fn run(args: Args) -> CmdResult {
     let mut rows: Vec<Row> = scan_dir(&args.db)?
         .into_iter()
         .map(|(id, path)| {
@@ -168,15 +168,13 @@ pub fn run(args: Args) -> CmdResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cmd::scratch;
     use awari_dbformat::file::{write_level, WriteOptions};
     use awari_dbformat::Rules;
 
     #[test]
     fn check_fails_on_a_damaged_file() {
-        let scratch = tempfile::Builder::new()
-            .prefix("awari-probe-info-")
-            .tempdir()
-            .unwrap();
+        let scratch = scratch("info");
         let dir = scratch.path();
         let args = |check| Args {
             db: dir.to_path_buf(),

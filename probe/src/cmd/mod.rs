@@ -1,44 +1,23 @@
 //! One module per subcommand of `awari-probe`; each has `Args` (clap) and `run`.
 
-pub mod batch;
-pub mod board;
-pub mod count;
-pub mod export;
-pub mod import;
-pub mod index;
-pub mod info;
-pub mod score;
-pub mod serve;
-pub mod verify;
+pub(crate) mod batch;
+pub(crate) mod board;
+pub(crate) mod count;
+pub(crate) mod export;
+pub(crate) mod import;
+pub(crate) mod index;
+pub(crate) mod info;
+pub(crate) mod score;
+#[cfg(feature = "serve")]
+pub(crate) mod serve;
+pub(crate) mod verify;
 
 /// What a subcommand returns: an exit code, or an error to print (exit status 2).
-pub type CmdResult = Result<std::process::ExitCode, Box<dyn std::error::Error>>;
-
-/// Reads 512M, 2G, 2GiB or a number of bytes (`--preload` of `batch` and
-/// `export`).
-pub fn parse_bytes(text: &str) -> Result<u64, String> {
-    let t = text.trim().to_ascii_uppercase();
-    let t = t.trim_end_matches("IB").trim_end_matches('B');
-    let (number, shift) = match t.chars().last() {
-        Some('K') => (&t[..t.len() - 1], 10),
-        Some('M') => (&t[..t.len() - 1], 20),
-        Some('G') => (&t[..t.len() - 1], 30),
-        Some('T') => (&t[..t.len() - 1], 40),
-        _ => (t, 0),
-    };
-    let n: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("{text:?} is not a size; write e.g. 512M or 2G"))?;
-    if !(n.is_finite() && n >= 0.0) {
-        return Err(format!("{text:?} is not a size"));
-    }
-    Ok((n * (1u64 << shift) as f64) as u64)
-}
+pub(crate) type CmdResult = Result<std::process::ExitCode, Box<dyn std::error::Error>>;
 
 /// The options that choose a database: its directory, rule set and board size.
 #[derive(clap::Args)]
-pub struct Database {
+pub(crate) struct Database {
     /// The database directory.
     #[arg(long, default_value = "db")]
     pub db: std::path::PathBuf,
@@ -52,14 +31,14 @@ pub struct Database {
 
 impl Database {
     /// Opens the database these options name.
-    pub fn open(&self) -> Result<awari_probe::Tablebase, awari_probe::ProbeError> {
+    pub(crate) fn open(&self) -> Result<awari_probe::Tablebase, awari_probe::ProbeError> {
         awari_probe::Tablebase::open_for(&self.db, self.rules, self.pits)
     }
 }
 
 /// The options that name one level file: its seed count, directory, rules and size.
 #[derive(clap::Args)]
-pub struct LevelFile {
+pub(crate) struct LevelFile {
     /// The level: seeds on the board.
     #[arg(long)]
     pub seeds: u32,
@@ -76,10 +55,20 @@ pub struct LevelFile {
 
 impl LevelFile {
     /// The level these options name.
-    pub fn id(&self) -> Result<awari_dbformat::file::LevelId, awari_dbformat::Error> {
+    pub(crate) fn id(&self) -> Result<awari_dbformat::file::LevelId, awari_dbformat::Error> {
         Ok(awari_dbformat::file::LevelId::new(
             awari_dbformat::Rules::new(self.rules, self.pits)?,
             self.seeds,
         ))
     }
+}
+
+/// A scratch directory for a test, `awari-probe-{name}-…` in the temporary
+/// directory, removed when dropped.
+#[cfg(test)]
+pub(crate) fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("awari-probe-{name}-"))
+        .tempdir()
+        .unwrap()
 }

@@ -18,26 +18,27 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::games::Games;
-use crate::cmd::score::{answer_json, parse_captured, parse_duration, search_one_json, PV_LIMIT};
+use crate::cmd::score::{parse_captured, parse_duration, PV_LIMIT};
+use awari_probe::json::{answer_json, search_one_json};
 use std::time::Duration;
 
 /// The longest query string accepted, in bytes.
-pub const MAX_QUERY: usize = 1024;
+pub(crate) const MAX_QUERY: usize = 1024;
 /// The largest request body accepted, in bytes.
-pub const MAX_BODY: usize = 1024;
+pub(crate) const MAX_BODY: usize = 1024;
 /// The longest principal variation a request may ask for.
-pub const MAX_PV_LIMIT: usize = 1000;
+pub(crate) const MAX_PV_LIMIT: usize = 1000;
 /// The search time of a position above the levels built, unless asked.
-pub const SEARCH_TIME: Duration = Duration::from_secs(1);
+pub(crate) const SEARCH_TIME: Duration = Duration::from_secs(1);
 /// The longest search time a request may ask for.
-pub const MAX_SEARCH_TIME: Duration = Duration::from_secs(10);
+pub(crate) const MAX_SEARCH_TIME: Duration = Duration::from_secs(10);
 
 /// What the handlers share: the games of the database.
-pub type Shared = Arc<Games>;
+pub(crate) type Shared = Arc<Games>;
 
 /// A request that cannot be answered: its HTTP status and what went wrong.
 #[derive(Debug)]
-pub struct ApiError {
+pub(crate) struct ApiError {
     status: StatusCode,
     message: String,
     /// The level a position needs that the database does not hold.
@@ -46,7 +47,7 @@ pub struct ApiError {
 
 impl ApiError {
     /// A malformed request (400).
-    pub fn bad(message: impl Into<String>) -> ApiError {
+    pub(crate) fn bad(message: impl Into<String>) -> ApiError {
         ApiError {
             status: StatusCode::BAD_REQUEST,
             message: message.into(),
@@ -55,7 +56,7 @@ impl ApiError {
     }
 
     /// A path that names nothing (404).
-    pub fn not_found(message: impl Into<String>) -> ApiError {
+    pub(crate) fn not_found(message: impl Into<String>) -> ApiError {
         ApiError {
             status: StatusCode::NOT_FOUND,
             message: message.into(),
@@ -123,7 +124,7 @@ fn parse_rules(rules: Option<&str>) -> Result<Option<RuleSet>, ApiError> {
 
 /// `GET /api/position?board=...&captured=M,O&rules=R[&pv_limit=N]`: the JSON
 /// object `awari-probe score --json` prints for the position.
-pub async fn position(State(games): State<Shared>, uri: Uri) -> Result<Response, ApiError> {
+pub(crate) async fn position(State(games): State<Shared>, uri: Uri) -> Result<Response, ApiError> {
     let query = uri.query().unwrap_or("");
     if query.len() > MAX_QUERY {
         return Err(ApiError::bad(format!(
@@ -207,7 +208,7 @@ struct PlayRequest {
 /// `POST /api/play` with `{"board": ..., "captured": [M, O], "pit": ..., "rules": R}`:
 /// the position after the move, seen from the player who moves next, with
 /// the seeds captured and the pits the seeds were sown into, in order.
-pub async fn play(
+pub(crate) async fn play(
     State(games): State<Shared>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
@@ -255,7 +256,7 @@ pub async fn play(
 /// The pits, in the mover's pit order, that sowing `pit` drops its seeds into,
 /// one entry per seed, skipping the emptied pit: counterclockwise, or
 /// clockwise for an odd count under `cross-wari`.
-pub fn sowing_path(rules: Rules, board: &Board, pit: usize) -> Vec<usize> {
+pub(crate) fn sowing_path(rules: Rules, board: &Board, pit: usize) -> Vec<usize> {
     let n = board.len();
     let seeds = board.pit(pit);
     let step = if rules.set().sows_odd_clockwise() && seeds % 2 == 1 {
@@ -276,12 +277,12 @@ pub fn sowing_path(rules: Rules, board: &Board, pit: usize) -> Vec<usize> {
 }
 
 /// `GET /api/info`: the rule sets, board sizes and levels present.
-pub async fn info(State(games): State<Shared>) -> Response {
+pub(crate) async fn info(State(games): State<Shared>) -> Response {
     axum::Json(games.info_json()).into_response()
 }
 
 /// Any other path: 404 with a JSON error.
-pub async fn not_found(uri: Uri) -> ApiError {
+pub(crate) async fn not_found(uri: Uri) -> ApiError {
     ApiError::not_found(format!(
         "no such page: {}; the API is /api/position, /api/play and /api/info",
         uri.path()
@@ -289,7 +290,7 @@ pub async fn not_found(uri: Uri) -> ApiError {
 }
 
 /// A path used with another method than its own: 405 with a JSON error.
-pub async fn method_not_allowed(method: axum::http::Method, uri: Uri) -> ApiError {
+pub(crate) async fn method_not_allowed(method: axum::http::Method, uri: Uri) -> ApiError {
     ApiError {
         status: StatusCode::METHOD_NOT_ALLOWED,
         message: format!(

@@ -23,16 +23,16 @@ fn file(content_type: &'static str, body: &'static str) -> Response {
 }
 
 /// `GET /`: the page.
-pub async fn index() -> Response {
+pub(super) async fn index() -> Response {
     file("text/html; charset=utf-8", INDEX_HTML)
 }
 
 /// `GET /app.js`.
-pub async fn app_js() -> Response {
+pub(super) async fn app_js() -> Response {
     file("text/javascript; charset=utf-8", APP_JS)
 }
 
 /// `GET /style.css`.
-pub async fn style_css() -> Response {
+pub(super) async fn style_css() -> Response {
     file("text/css; charset=utf-8", STYLE_CSS)
 }

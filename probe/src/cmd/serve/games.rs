@@ -10,7 +10,7 @@ use awari_probe::{ProbeError, Tablebase};
 use super::api::ApiError;
 
 /// Every rule set and board size of one database directory.
-pub struct Games {
+pub(crate) struct Games {
     dir: PathBuf,
     tablebases: BTreeMap<(RuleSet, u8), Tablebase>,
 }
@@ -20,7 +20,7 @@ impl Games {
     ///
     /// # Errors
     /// When the directory cannot be listed or holds no level file.
-    pub fn open(dir: &Path) -> Result<Games, ProbeError> {
+    pub(crate) fn open(dir: &Path) -> Result<Games, ProbeError> {
         let mut present: Vec<Rules> = file::scan_dir(dir)?
             .into_iter()
             .map(|(id, _)| id.rules)
@@ -50,7 +50,7 @@ impl Games {
     /// # Errors
     /// A 400 [`ApiError`] when the directory holds no such game, or several
     /// rule sets for the size and none was named.
-    pub fn get(&self, rules: Option<RuleSet>, pits: u8) -> Result<&Tablebase, ApiError> {
+    pub(crate) fn get(&self, rules: Option<RuleSet>, pits: u8) -> Result<&Tablebase, ApiError> {
         if let Some(set) = rules {
             return self.tablebases.get(&(set, pits)).ok_or_else(|| {
                 ApiError::bad(format!(
@@ -92,7 +92,7 @@ impl Games {
 
     /// The answer of `/api/info`: the directory and, for each game present,
     /// its rule set, board size, levels and the level up to which it is complete.
-    pub fn info_json(&self) -> serde_json::Value {
+    pub(crate) fn info_json(&self) -> serde_json::Value {
         let games: Vec<_> = self
             .tablebases
             .iter()

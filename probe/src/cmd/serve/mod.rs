@@ -4,9 +4,9 @@
 //! `games` opens the database, `api` answers the JSON requests, `assets`
 //! serves the embedded page (`probe/web/`).
 
-pub mod api;
+pub(crate) mod api;
 mod assets;
-pub mod games;
+pub(crate) mod games;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -27,7 +27,7 @@ use super::CmdResult;
 ///
 /// Example: awari-probe serve --db db --addr 127.0.0.1:8080
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The database directory.
     #[arg(long, default_value = "db")]
     pub db: PathBuf,
@@ -37,7 +37,7 @@ pub struct Args {
 }
 
 /// The routes of the page and the API over `games`.
-pub fn router(games: games::Games) -> Router {
+pub(crate) fn router(games: games::Games) -> Router {
     Router::new()
         .route("/", get(assets::index))
         .route("/app.js", get(assets::app_js))
@@ -52,7 +52,7 @@ pub fn router(games: games::Games) -> Router {
 }
 
 /// Serves until interrupted; see [`Args`].
-pub fn run(args: Args) -> CmdResult {
+pub(crate) fn run(args: Args) -> CmdResult {
     let games = games::Games::open(&args.db)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -1,0 +1,131 @@
+//! `awari-probe score`: the perfect-play value of a position, its moves and a
+//! principal variation.
+
+mod text;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use awari_dbformat::{Board, RuleSet};
+use awari_probe::search::{Limits, Searcher};
+use awari_probe::Tablebase;
+
+use super::CmdResult;
+use awari_probe::json::{answer_json, search_json};
+use text::{print_human, print_search};
+
+/// Print a position's value, every move with its value, and a principal variation.
+///
+/// The value is what the mover will still capture minus what the opponent will
+/// still capture, with perfect play; with --captured it also says who wins.
+///
+/// Example: awari-probe score "1 1 1 1 1 2 / 4 2 3 0 0 0" --captured 10,22
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// The board: 2P numbers, the mover's pits first, e.g. "1 1 1 1 1 2 / 4 2 3 0 0 0".
+    pub board: Board,
+    /// Seeds already captured by the mover and by the opponent, e.g. 10,22.
+    #[arg(long, value_parser = parse_captured, default_value = "0,0")]
+    pub captured: (u32, u32),
+    /// The database directory.
+    #[arg(long, default_value = "db")]
+    pub db: PathBuf,
+    /// The rule set [default: the only one present in the directory].
+    #[arg(long)]
+    pub rules: Option<RuleSet>,
+    /// The most moves of principal variation to show.
+    #[arg(long, default_value_t = PV_LIMIT)]
+    pub pv_limit: usize,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Above the levels built, search for this long, e.g. 500ms, 2s, 10s, 1m.
+    #[arg(long, value_parser = parse_duration, default_value = "2s")]
+    pub time: Duration,
+    /// Above the levels built, search at most this many plies deep.
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// The search's transposition table, e.g. 64M, 1G.
+    #[arg(long, value_parser = awari_dbformat::cli::parse_size, default_value = "64M")]
+    pub hash: u64,
+    /// Search threads [default: one per core].
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+/// Reads a duration: a number with `ms`, `s` or `m` (`2s`, `500ms`, `1m`).
+pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
+    let bad = || format!("{text:?}: a duration is a number with ms, s or m, e.g. 500ms, 2s, 1m");
+    let t = text.trim();
+    let (number, unit) = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map_or((t, "s"), |at| t.split_at(at));
+    let n: f64 = number.parse().map_err(|_| bad())?;
+    let seconds = match unit.trim() {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" | "min" => n * 60.0,
+        _ => return Err(bad()),
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|_| bad())
+}
+
+/// The default length limit of the principal variation.
+pub(crate) const PV_LIMIT: usize = 200;
+
+/// Reads "M,O" (or "M O"): seeds captured by the mover and by the opponent.
+pub(crate) fn parse_captured(text: &str) -> Result<(u32, u32), String> {
+    let parts: Vec<&str> = text.split([',', ' ']).filter(|s| !s.is_empty()).collect();
+    let bad = || {
+        format!(
+            "{text:?}: captured seeds are two numbers, the mover's and the opponent's, e.g. 10,22"
+        )
+    };
+    match parts.as_slice() {
+        [m, o] => Ok((m.parse().map_err(|_| bad())?, o.parse().map_err(|_| bad())?)),
+        _ => Err(bad()),
+    }
+}
+
+/// Prints the answer; see [`Args`].
+pub(crate) fn run(args: Args) -> CmdResult {
+    let tb = Tablebase::open_for(&args.db, args.rules, args.board.per_side())?;
+    if !tb.covers(&args.board) {
+        return run_search(&tb, &args);
+    }
+    if args.json {
+        println!(
+            "{}",
+            answer_json(&tb, &args.board, args.captured, args.pv_limit)?
+        );
+    } else {
+        let analysis = tb.analyse(&args.board)?;
+        let pv = tb.principal_variation(&args.board, args.pv_limit)?;
+        print_human(&tb, &analysis, &pv, args.captured);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The search limits of `args`.
+fn limits(args: &Args) -> Limits {
+    Limits {
+        time: Some(args.time),
+        depth: args.depth,
+        hash_bytes: usize::try_from(args.hash).unwrap_or(usize::MAX),
+        threads: args.threads.unwrap_or(Limits::default().threads),
+        ..Limits::default()
+    }
+}
+
+/// Above the levels built: the search's answer.
+fn run_search(tb: &Tablebase, args: &Args) -> CmdResult {
+    let board = &args.board;
+    let answer = Searcher::new(tb, limits(args)).answer(board, args.captured)?;
+    if args.json {
+        println!("{}", search_json(tb.rules(), board, args.captured, &answer));
+    } else {
+        print_search(tb, board, args.captured, &answer);
+    }
+    Ok(ExitCode::SUCCESS)
+}

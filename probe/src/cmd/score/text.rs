@@ -1,0 +1,146 @@
+//! The answers of `score` for people: the board, the value, every move and
+//! a line of play.
+
+use awari_dbformat::{pit_label, Board, Move, Turn};
+use awari_probe::search::{Answer, Bound};
+use awari_probe::{Analysis, Pv, Tablebase};
+
+/// A line of moves for people: the mover's in upper case, the opponent's in
+/// lower case, a capture after an `x` (`A b Cx3`); `-` when there is none.
+fn line_text<'m>(moves: impl IntoIterator<Item = &'m Move>, per_side: usize) -> String {
+    let mut line = Vec::new();
+    let mut root = true;
+    for m in moves {
+        let label = pit_label(m.pit as usize, per_side);
+        let who = if root {
+            label.to_ascii_uppercase()
+        } else {
+            label.to_ascii_lowercase()
+        };
+        line.push(if m.captured > 0 {
+            format!("{who}x{}", m.captured)
+        } else {
+            who.to_string()
+        });
+        if m.turn == Turn::Passes {
+            root = !root;
+        }
+    }
+    if line.is_empty() {
+        "-".to_string()
+    } else {
+        line.join(" ")
+    }
+}
+
+/// Prints a search's `answer` for `board` with `captured` seeds already
+/// taken (above the levels built).
+pub(super) fn print_search(tb: &Tablebase, board: &Board, captured: (u32, u32), answer: &Answer) {
+    let found = &answer.search;
+    let (result, result_proven) = (answer.outcome, answer.outcome_proven);
+    let p = board.per_side() as usize;
+    println!("{}", board.drawing());
+    println!(
+        "{} with {} seeds on the board ({}, {} pits per side): above the levels built ({}), searched",
+        board.to_notation(),
+        board.seeds(),
+        tb.rules().set(),
+        p,
+        tb.complete_up_to()
+            .map_or("none".to_string(), |n| format!("0..={n}"))
+    );
+    let meaning = match found.bound {
+        Bound::Exact => "exact: proven with exact leaves",
+        Bound::Lower => "at least this much: proven",
+        Bound::Upper => "at most this much: proven",
+        Bound::Estimate => "an estimate: not proven",
+    };
+    println!("value {} ({meaning})", found.value);
+    println!(
+        "result with {}-{} already captured: {} for the mover ({})",
+        captured.0,
+        captured.1,
+        result,
+        if result_proven {
+            "proven"
+        } else {
+            "not proven"
+        }
+    );
+    let label = |pit: u8| pit_label(pit as usize, p);
+    match found.best {
+        Some(pit) => println!("best move {}", label(pit)),
+        None => println!("no legal move: the game is over"),
+    }
+    // The line played out, for its captures and turns.
+    let mut moves = Vec::new();
+    let mut at = *board;
+    for &pit in &found.pv {
+        let Ok(m) = tb.rules().play(&at, pit as usize) else {
+            break;
+        };
+        at = m.child;
+        moves.push(m);
+    }
+    println!(
+        "principal variation (upper case: the mover, lower case: the opponent): {}",
+        line_text(&moves, p)
+    );
+    println!(
+        "depth {}, {} positions in {:.2} s ({:.0} per second)",
+        found.depth,
+        found.nodes,
+        found.seconds,
+        found.nodes as f64 / found.seconds.max(1e-9)
+    );
+}
+
+/// Prints the analysis `a` from the databases and its principal variation.
+pub(super) fn print_human(tb: &Tablebase, a: &Analysis, pv: &Pv, captured: (u32, u32)) {
+    let p = a.board.per_side() as usize;
+    println!("{}", a.board.drawing());
+    println!(
+        "{} with {} seeds on the board ({}, {} pits per side)",
+        a.board.to_notation(),
+        a.board.seeds(),
+        tb.rules().set(),
+        p
+    );
+    let result = a.value.outcome(captured.0, captured.1);
+    println!(
+        "value {}: with perfect play the mover gains {} seeds more than the opponent from here",
+        a.value,
+        a.value.get()
+    );
+    println!(
+        "result with {}-{} already captured: {} for the mover (final {}-{})",
+        captured.0,
+        captured.1,
+        result,
+        (captured.0 as i64 * 2 + a.board.seeds() as i64 + a.value.get() as i64) / 2,
+        (captured.1 as i64 * 2 + a.board.seeds() as i64 - a.value.get() as i64) / 2,
+    );
+    if a.moves.is_empty() {
+        println!("no legal move: the game is over, the opponent takes the remaining seeds");
+    }
+    for m in &a.moves {
+        let capture = if m.mov.captured > 0 {
+            format!("captures {}", m.mov.captured)
+        } else {
+            String::new()
+        };
+        println!(
+            "  {}  {:>4}  {:<12} {}",
+            m.mov.label(),
+            m.value.to_string(),
+            capture,
+            if m.best { "best" } else { "" }
+        );
+    }
+    println!(
+        "principal variation ({} moves, {}; upper case: the mover, lower case: the opponent):",
+        pv.steps.len(),
+        pv.end.name()
+    );
+    println!("  {}", line_text(pv.steps.iter().map(|s| &s.mov), p));
+}

@@ -1,0 +1,213 @@
+//! `awari-probe verify`: check a database without trusting the solver, and settle
+//! a game from its start position.
+
+mod plan;
+mod ranks;
+mod read;
+mod report;
+
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use awari_dbformat::cluster::Ranks;
+use awari_dbformat::memory::resident;
+use awari_dbformat::memory::{self, format_size};
+use awari_probe::verify::LevelCheck;
+use awari_probe::{ProbeError, Tablebase};
+
+use super::CmdResult;
+use plan::{memory_needed, plan, Placement};
+use ranks::{checkers, gather_checks};
+use report::{all_ok, print_level, start_report, Summary};
+
+/// Verify levels: checksums, every value against its children (forward moves only),
+/// and every non-zero value proven reachable; or settle a game from its start.
+///
+/// Exits 0 when everything checks out, 1 when a value or checksum is wrong (the
+/// first mismatching boards are printed), 2 on other errors (a missing level).
+///
+/// Built with the `mpi` feature and run by `mpirun -n R`, the ranks share the
+/// levels to check (each reads every level it needs) and rank 0 prints.
+///
+/// Examples:
+///   awari-probe verify --db db                 # every level present
+///   awari-probe verify --db db --levels 10..14
+///   awari-probe verify --db db --start 2       # the 6-pit game with 2 seeds per pit
+#[derive(clap::Args)]
+#[command(verbatim_doc_comment)]
+pub(crate) struct Args {
+    #[command(flatten)]
+    database: super::Database,
+    /// The levels to check, e.g. 10..14 or 12 [default: every level present].
+    /// Lower levels are read but taken as correct.
+    #[arg(long, value_parser = parse_levels, conflicts_with = "start")]
+    levels: Option<RangeInclusive<u32>>,
+    /// Check every level a game with this many seeds per pit needs, then print the
+    /// value of its start position and of every first move.
+    #[arg(long)]
+    start: Option<u32>,
+    /// The most mismatching boards to print per level.
+    #[arg(long, default_value_t = 10)]
+    limit: usize,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// The memory the verification may use, e.g. 8G [default: 85% of the
+    /// memory available]. The levels it reads are held in memory when they
+    /// fit; else they are decoded into files of the work directory and
+    /// mapped, and the resident set is held within the budget.
+    #[arg(long, value_parser = awari_dbformat::cli::parse_size)]
+    memory: Option<u64>,
+    /// Keep the levels read in files of the work directory, whatever the
+    /// budget.
+    #[arg(long)]
+    on_disk: bool,
+    /// Where the levels read are kept when they are in files [default:
+    /// `work/verify` in the database directory]; removed at the end.
+    #[arg(long)]
+    work_dir: Option<PathBuf>,
+}
+
+fn parse_levels(text: &str) -> Result<RangeInclusive<u32>, String> {
+    let bad = || format!("{text:?}: write levels as A..B (inclusive) or a single number");
+    let (a, b) = match text.split_once("..") {
+        Some((a, b)) => (a, b.trim_start_matches('=')),
+        None => (text, text),
+    };
+    let a: u32 = a.trim().parse().map_err(|_| bad())?;
+    let b: u32 = b.trim().parse().map_err(|_| bad())?;
+    if a > b {
+        return Err(bad());
+    }
+    Ok(a..=b)
+}
+
+/// One level's result as the ranks exchange it: the check, whether the
+/// checksums held, and the seconds it took.
+type Checked = (LevelCheck, bool, f64);
+
+/// Runs the verification; see [`Args`].
+pub(crate) fn run(args: Args) -> CmdResult {
+    let ranks = awari_dbformat::cluster::start()?;
+    let root = ranks.is_root();
+    let tb = args.database.open()?;
+    let rules = tb.rules();
+    let present = tb.levels();
+    let wanted = wanted_levels(&args, &tb, &present)?;
+    let top = *wanted.last().ok_or("no level to verify")?;
+    // The budget, planned before any work.
+    let budget = args.memory.unwrap_or_else(memory::default_budget);
+    let work_dir = work_dir(&args, ranks.as_ref());
+    let needed_in_memory = memory_needed(&tb, &wanted, top);
+    let placement = plan(
+        &tb,
+        &wanted,
+        top,
+        needed_in_memory,
+        budget,
+        args.on_disk,
+        work_dir,
+    )?;
+    // What this process prints as it goes (with one rank; else rank 0 at the end).
+    let talk = !args.json && ranks.size() == 1;
+    let in_memory = matches!(placement, Placement::Memory);
+    let _watch = (!in_memory).then(|| resident::Watch::new(resident::ceiling_for(budget)));
+    if talk && !in_memory {
+        println!(
+            "levels in files of the work directory (a budget of {}; in memory it would need about {})",
+            format_size(budget),
+            format_size(needed_in_memory)
+        );
+    }
+    let started = Instant::now();
+    let job = read::Job {
+        tb: &tb,
+        present: &present,
+        wanted: &wanted,
+        top,
+        placement: &placement,
+        checker: checkers(&wanted, rules.pits(), ranks.size()),
+        rank: ranks.rank(),
+        limit: args.limit,
+        bars: !args.json && root,
+        talk,
+    };
+    let (mut checks, levels) = job.run()?;
+    if ranks.size() > 1 {
+        checks = gather_checks(ranks.as_ref(), &checks)?;
+        if !root {
+            return Ok(exit_code(all_ok(&checks)));
+        }
+        if !args.json {
+            for (c, sums, secs) in &checks {
+                print_level(c, *sums, *secs);
+            }
+        }
+    }
+    let summary = Summary {
+        rules,
+        checks: &checks,
+        levels_in_files: !in_memory,
+        started,
+        start: args.start.map(|s| (s, start_report(rules, s, &levels))),
+    };
+    if args.json {
+        summary.print_json();
+    } else {
+        summary.print_text();
+    }
+    Ok(exit_code(summary.ok()))
+}
+
+/// The levels to check: those of `--levels`, those a game of `--start` seeds
+/// per pit needs, or every level `present`.
+///
+/// # Errors
+/// A level to check that is not present.
+fn wanted_levels(args: &Args, tb: &Tablebase, present: &[u32]) -> Result<Vec<u32>, ProbeError> {
+    let wanted: Vec<u32> = match (&args.levels, args.start) {
+        (Some(r), _) => r.clone().collect(),
+        (None, Some(s)) => {
+            let total = tb.rules().board_pits() as u32 * s;
+            (0..=total).filter(|&n| n + 1 != total).collect()
+        }
+        (None, None) => present.to_vec(),
+    };
+    match wanted.iter().find(|n| !present.contains(n)) {
+        Some(&missing) => Err(missing_level(tb, missing)),
+        None => Ok(wanted),
+    }
+}
+
+/// The work directory for the levels in files: `--work-dir` or `work/verify`
+/// in the database directory; under MPI each rank has one of its own.
+fn work_dir(args: &Args, ranks: &dyn Ranks) -> PathBuf {
+    let work_dir = args
+        .work_dir
+        .clone()
+        .unwrap_or_else(|| args.database.db.join("work").join("verify"));
+    match ranks.size() {
+        1 => work_dir,
+        _ => work_dir.join(format!("rank-{}", ranks.rank())),
+    }
+}
+
+/// The error of level `seeds` missing from `tb`'s directory.
+fn missing_level(tb: &Tablebase, seeds: u32) -> ProbeError {
+    ProbeError::MissingLevel {
+        seeds,
+        rules: tb.rules(),
+        dir: tb.dir().to_path_buf(),
+    }
+}
+
+/// Exit status 0 when everything checked out, else 1.
+fn exit_code(ok: bool) -> ExitCode {
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

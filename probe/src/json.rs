@@ -1,0 +1,123 @@
+//! The JSON answers of `awari-probe score --json`, shared by `batch`,
+//! `serve` and the Python package: a position's analysis from the
+//! databases, or a search's answer above them.
+
+use std::time::Duration;
+
+use crate::search::{Answer, Limits, Searcher};
+use crate::{Analysis, ProbeError, Pv, Tablebase};
+use awari_dbformat::{Board, Rules};
+
+/// The JSON answer of a search: board, seeds, value, bound, captured, result,
+/// result_proven, best, pv, depth, nodes, seconds, `"search": true`, and the
+/// legal moves (pit, label, captured, best) with `"value": null` (a search
+/// values the best move only).
+pub fn search_json(
+    rules: Rules,
+    board: &Board,
+    captured: (u32, u32),
+    answer: &Answer,
+) -> serde_json::Value {
+    let found = &answer.search;
+    let moves: Vec<_> = rules
+        .legal_moves(board)
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "pit": m.pit,
+                "label": m.label().to_string(),
+                "value": null,
+                "captured": m.captured,
+                "best": Some(m.pit) == found.best,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "search": true,
+        "moves": moves,
+        "pv_end": "search",
+        "board": board.pits(),
+        "seeds": board.seeds(),
+        "value": found.value.get(),
+        "bound": found.bound.name(),
+        "captured": [captured.0, captured.1],
+        "result": answer.outcome.name(),
+        "result_proven": answer.outcome_proven,
+        // (A list, as for positions in the databases: here the one move found.)
+        "best": found.best.into_iter().collect::<Vec<_>>(),
+        "pv": found.pv,
+        "depth": found.depth,
+        "nodes": found.nodes,
+        "seconds": found.seconds,
+    })
+}
+
+/// The search's answer for one of many positions answered at once (a line
+/// of `batch`, a request of `serve`): one thread and a small table each, for
+/// `time`; the JSON of [`search_json`].
+///
+/// # Errors
+/// A level file that cannot be read.
+pub fn search_one_json(
+    tb: &Tablebase,
+    board: &Board,
+    captured: (u32, u32),
+    time: Duration,
+) -> Result<serde_json::Value, ProbeError> {
+    let limits = Limits {
+        time: Some(time),
+        depth: None,
+        hash_bytes: 16 << 20,
+        threads: 1,
+        ..Limits::default()
+    };
+    let answer = Searcher::new(tb, limits).answer(board, captured)?;
+    Ok(search_json(tb.rules(), board, captured, &answer))
+}
+
+/// The whole JSON answer of `score --json` for `board` (also the answer of
+/// `serve`'s `/api/position`): the analysis and a principal variation of at
+/// most `pv_limit` moves, see [`to_json`].
+///
+/// # Errors
+/// As [`Tablebase::analyse`]: a missing level, a board of another size, an
+/// unreadable level file.
+pub fn answer_json(
+    tb: &Tablebase,
+    board: &Board,
+    captured: (u32, u32),
+    pv_limit: usize,
+) -> Result<serde_json::Value, ProbeError> {
+    let analysis = tb.analyse(board)?;
+    let pv = tb.principal_variation(board, pv_limit)?;
+    Ok(to_json(&analysis, &pv, captured))
+}
+
+/// The JSON answer: seeds, value, result, moves, best, pv (pits), and more.
+pub fn to_json(a: &Analysis, pv: &Pv, captured: (u32, u32)) -> serde_json::Value {
+    let moves: Vec<_> = a
+        .moves
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "pit": m.mov.pit,
+                "label": m.mov.label().to_string(),
+                "value": m.value.get(),
+                "captured": m.mov.captured,
+                "best": m.best,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "board": a.board.pits(),
+        "seeds": a.board.seeds(),
+        "value": a.value.get(),
+        "captured": [captured.0, captured.1],
+        "result": a.value.outcome(captured.0, captured.1).name(),
+        "moves": moves,
+        "best": a.best,
+        "pv": pv.steps.iter().map(|s| s.mov.pit).collect::<Vec<_>>(),
+        "pv_end": pv.end.name(),
+        "bound": "exact",
+    })
+}
