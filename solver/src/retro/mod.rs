@@ -750,18 +750,19 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, Sol
                 if !delivery.is_empty() {
                     let frontier = &frontiers[p];
                     decided += store.with(p, &mut states, |state| {
+                        let step = stage::Step {
+                            rules,
+                            seeds,
+                            index,
+                            state,
+                            k,
+                            generation: generations,
+                            progress,
+                        };
                         let mut decided = Decided::default();
                         delivery
                             .each_piece(|updates| {
-                                decided += stage::take_updates::<L, P>(
-                                    state,
-                                    frontier,
-                                    rules,
-                                    k,
-                                    generations,
-                                    updates,
-                                    progress,
-                                )
+                                decided += stage::take_updates::<L, P>(&step, frontier, updates)
                             })
                             .map(|()| decided)
                     })??;
@@ -776,9 +777,16 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, Sol
                 let outbox = Outbox::new(filled, outbox_updates);
                 let frontier = &mut frontiers[p];
                 decided += store.with(p, &mut states, |state| {
-                    stage::visit::<L, P>(
-                        rules, seeds, index, state, frontier, k, round, &outbox, progress,
-                    )
+                    let step = stage::Step {
+                        rules,
+                        seeds,
+                        index,
+                        state,
+                        k,
+                        generation: round,
+                        progress,
+                    };
+                    stage::visit::<L, P>(&step, frontier, &outbox)
                 })?;
                 outbox.flush()?;
                 sent += outbox.sent();
