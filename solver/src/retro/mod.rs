@@ -629,13 +629,16 @@ fn solve<L: Layout, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, Sol
                     last_checkpoint = Instant::now();
                     Ok(())
                 };
-                init::initialise::<L, P>(
+                let pass = init::Pass {
                     rules,
                     seeds,
                     index,
                     lower,
-                    &states[p],
+                    state: &states[p],
                     progress,
+                };
+                init::initialise::<L, P>(
+                    &pass,
                     options.sorted_lookups,
                     on_disk,
                     from,
