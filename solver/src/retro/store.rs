@@ -504,6 +504,53 @@ impl DiskStore {
     }
 }
 
+/// Where the partitions' cells are between visits.
+pub(super) enum Store {
+    /// In memory, always at hand.
+    Memory,
+    /// In files, mapped while their partition is worked.
+    Disk(Box<DiskStore>),
+}
+
+/// The state of a level being solved: each partition's [`State`], and
+/// where their cells live.
+pub(super) struct LevelState<L: Layout> {
+    pub store: Store,
+    /// The partitions' states, in order (another rank's: its range only).
+    pub states: Vec<State<L>>,
+}
+
+impl<L: Layout> LevelState<L> {
+    /// Runs `f` on partition `p`, its cells (and generations) at hand.
+    ///
+    /// # Errors
+    /// A partition's file that cannot be opened or mapped.
+    pub fn with<R>(&mut self, p: usize, f: impl FnOnce(&State<L>) -> R) -> Result<R, SolveError> {
+        if let Store::Disk(disk) = &mut self.store {
+            disk.make_resident(p, &mut self.states)?;
+        }
+        Ok(f(&self.states[p]))
+    }
+
+    /// Makes a checkpoint of the partitions in the work directory, with
+    /// `manifest` (nothing with the partitions in memory).
+    ///
+    /// # Errors
+    /// As [`DiskStore::checkpoint`].
+    pub fn checkpoint(&mut self, manifest: Manifest) -> Result<(), SolveError> {
+        match &mut self.store {
+            Store::Memory => Ok(()),
+            Store::Disk(disk) => disk.checkpoint(&summaries(&self.states), manifest),
+        }
+    }
+}
+
+/// The summaries of every partition of `states`, in order, as a checkpoint
+/// saves them.
+pub(super) fn summaries<L: Layout>(states: &[State<L>]) -> Vec<u64> {
+    states.iter().flat_map(|s| s.summary_values()).collect()
+}
+
 /// The manifest in work directory `dir`, if one can be read.
 fn read_manifest(dir: &Path) -> Option<Manifest> {
     let text = fs::read_to_string(dir.join("manifest.json")).ok()?;
