@@ -112,7 +112,7 @@ fn partitions_solve_alike_without_lists_and_in_wide_cells() {
 fn partitions_on_disk_solve_alike_and_leave_no_work_directory() {
     let scratch = tempfile::tempdir().unwrap();
     let on_disk = |partitions: u64| SolveOptions {
-        work_dir: Some(scratch.path().join(format!("work-{partitions}"))),
+        level_dir: Some(scratch.path().join(format!("work-{partitions}"))),
         checkpoint_seconds: 0.0,
         ..partitioned(partitions)
     };
@@ -143,7 +143,7 @@ fn the_initial_pass_with_its_lookups_sorted_solves_alike() {
             ..partitioned(partitions)
         };
         let on_disk = SolveOptions {
-            work_dir: Some(scratch.path().join(format!("work-{set}"))),
+            level_dir: Some(scratch.path().join(format!("work-{set}"))),
             checkpoint_seconds: 0.0,
             ..sorted(1000, 3)
         };

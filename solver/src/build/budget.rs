@@ -66,7 +66,7 @@ pub(super) fn plan_memory(
     options: &Options,
 ) -> Result<LevelPlan, SolveError> {
     let budget = options.memory;
-    let per_board = options.state_bytes_per_board(seeds);
+    let per_board = options.fixed_bytes_per_board(seeds);
     // The writer's working memory when it chooses lower bounds (the
     // encodings it weighs: 62 MiB measured at level 22).
     let writer = if options.exact {
@@ -165,7 +165,7 @@ pub(super) fn resident_ceiling(options: &Options) -> u64 {
 
 /// The bytes a level file of `boards` boards is planned at: the 2.6 bits per
 /// board of levels 20..=24.
-pub(super) fn level_file_bytes(boards: u64) -> u64 {
+pub(super) fn estimated_level_file_bytes(boards: u64) -> u64 {
     boards * 26 / 80
 }
 

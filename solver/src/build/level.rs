@@ -13,7 +13,7 @@ use awari_dbformat::huge::Values;
 use awari_dbformat::resident;
 use indicatif::ProgressBar;
 
-use super::budget::{level_file_bytes, plan_memory, resident_ceiling, LevelPlan};
+use super::budget::{estimated_level_file_bytes, plan_memory, resident_ceiling, LevelPlan};
 use super::lower_source::{room_under_ceiling, scores_path};
 use super::plan::{cache_room, reached_bytes};
 use super::progress::progress_bar;
@@ -73,7 +73,7 @@ impl Build<'_> {
             self.write_and_count(held, seeds, &solved, !spares);
         let written = written?;
         // The level file is whole and named: its cells can go.
-        retro::remove_work_dir(&solve_options)?;
+        retro::remove_level_dir(&solve_options)?;
         let counts_all = match counts_all {
             Some(counts) => counts,
             None => {
@@ -105,7 +105,7 @@ impl Build<'_> {
             resumed_initial_boards: solved.resumed_initial_boards,
             sorted_lookups: solve_options.sorted_lookups.is_some(),
             ranks: solved.ranks.clone(),
-            ..make_report_shell(self.plan.rules, seeds, boards, solved.stages)
+            ..make_report_shell(self.id(seeds), boards, solved.stages)
         };
         let seconds = started.elapsed().as_secs_f64();
         bar.finish_and_clear();
@@ -164,7 +164,7 @@ impl Build<'_> {
             seeds,
             &options.dir,
             "its level file",
-            2 * level_file_bytes(boards) + (64 << 20),
+            2 * estimated_level_file_bytes(boards) + (64 << 20),
         )?;
         if scores {
             crate::memory::check_free_disk(
@@ -189,7 +189,7 @@ impl Build<'_> {
             record_generations: options.certificate,
             list_entries: Some(level_plan.list_entries),
             partitions: level_plan.partitions,
-            work_dir: level_plan.on_disk.then(|| self.level_work_dir(seeds)),
+            level_dir: level_plan.on_disk.then(|| self.level_dir(seeds)),
             checkpoint_seconds: options.checkpoint_seconds.unwrap_or(60.0),
             checkpoint_cost_multiple: if options.checkpoint_seconds.is_some() {
                 0.0
@@ -210,12 +210,12 @@ impl Build<'_> {
                 && reached_below > cache_room)
                 .then(|| {
                     let cells = boards.div_ceil(level_plan.partitions) as f64
-                        * options.state_bytes_per_board(seeds);
+                        * options.fixed_bytes_per_board(seeds);
                     level_plan.lookups_within(options.memory, cells as u64)
                 }),
             // The cells stay, named as solved, until the level file is
             // written: a run stopped while it writes resumes there.
-            keep_work_dir: true,
+            keep_level_dir: true,
             ..SolveOptions::default()
         }
     }

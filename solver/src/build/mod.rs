@@ -128,15 +128,17 @@ impl Options {
             .unwrap_or_else(|| self.dir.join("work"))
     }
 
-    /// The fixed solver state per board of level `seeds`: its cells, and
-    /// the generations with a certificate.
-    fn state_bytes_per_board(&self, seeds: u32) -> f64 {
+    /// The solver state per board of level `seeds` that the budget must
+    /// hold whatever its frontier lists: its cells, and the generations
+    /// with a certificate (the report's `state_bytes_per_board` is the
+    /// cells and the lists: [`retro::state_bytes_per_board`]).
+    fn fixed_bytes_per_board(&self, seeds: u32) -> f64 {
         let generations = if self.certificate {
             GENERATION_BYTES_PER_BOARD
         } else {
             0.0
         };
-        retro::fixed_state_bytes_per_board(seeds) + generations
+        retro::cell_bytes_per_board(seeds) + generations
     }
 }
 
@@ -288,7 +290,7 @@ impl<'a> Build<'a> {
     }
 
     /// Where level `seeds` keeps its partitions when it is built on disk.
-    fn level_work_dir(&self, seeds: u32) -> PathBuf {
+    fn level_dir(&self, seeds: u32) -> PathBuf {
         self.work_dir
             .join(self.id(seeds).file_name())
             .with_extension("work")
@@ -313,7 +315,7 @@ impl<'a> Build<'a> {
         }
         // (A run stopped right after the level file was named leaves
         // the level's cells behind.)
-        let stale = self.level_work_dir(seeds);
+        let stale = self.level_dir(seeds);
         if stale.exists() {
             fs::remove_dir_all(&stale).map_err(mapped::io(&stale))?;
         }
@@ -350,11 +352,9 @@ impl<'a> Build<'a> {
         };
         let reader = LevelReader::open_expecting(path, self.id(seeds))?;
         let bar = counting_bar(self.options.progress, seeds);
-        let rules = self.plan.rules;
         let file_bytes = reader.file_bytes();
         let r = make_report(
-            rules,
-            seeds,
+            self.id(seeds),
             values,
             &held.lower,
             file_bytes,
@@ -391,13 +391,13 @@ impl<'a> Build<'a> {
 /// present (it is renamed into place once whole; statistics missing beside
 /// it, from a run stopped while it counted them, are counted again without
 /// solving the level).
-fn is_complete(rules: Rules, seeds: u32, options: &Options) -> bool {
-    file::level_path(&options.dir, LevelId { rules, seeds }).exists()
+fn is_complete(id: LevelId, options: &Options) -> bool {
+    file::level_path(&options.dir, id).exists()
 }
 
 /// The highest level of `plan` that is not complete, if any.
 fn last_missing(plan: &Plan, options: &Options) -> Option<u32> {
-    let missing = |&&n: &&u32| !is_complete(plan.rules, n, options);
+    let missing = |&&n: &&u32| !is_complete(LevelId::new(plan.rules, n), options);
     plan.levels.iter().rev().find(missing).copied()
 }
 

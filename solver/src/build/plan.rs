@@ -4,10 +4,11 @@
 
 use std::path::PathBuf;
 
+use awari_dbformat::file::LevelId;
 use awari_dbformat::Index;
 use serde::Serialize;
 
-use super::budget::{level_file_bytes, plan_memory, LevelPlan};
+use super::budget::{estimated_level_file_bytes, plan_memory, LevelPlan};
 use super::{is_complete, last_missing, lower_levels_in_files, Options, Plan};
 use crate::memory::format_size;
 use crate::retro;
@@ -133,7 +134,7 @@ impl Planner<'_> {
     /// its level file after it, when it is built).
     fn level(&self, seeds: u32, free_disk: &mut Option<u64>) -> PlannedLevel {
         let boards = self.index.level_size(seeds);
-        let present = is_complete(self.plan.rules, seeds, self.options);
+        let present = is_complete(LevelId::new(self.plan.rules, seeds), self.options);
         let row = PlannedLevel {
             seeds,
             boards,
@@ -180,9 +181,9 @@ impl Planner<'_> {
         free_disk: &mut Option<u64>,
     ) -> PlannedLevel {
         let (seeds, boards) = (row.seeds, row.boards);
-        let level_file = level_file_bytes(boards);
+        let level_file = estimated_level_file_bytes(boards);
         let scores = if self.lower_in_files { lower } else { 0 };
-        let cells = (boards as f64 * self.options.state_bytes_per_board(seeds)) as u64;
+        let cells = (boards as f64 * self.options.fixed_bytes_per_board(seeds)) as u64;
         let disk = DiskNeeds {
             cells,
             values: boards + boards / 8,

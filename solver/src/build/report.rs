@@ -4,8 +4,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use awari_dbformat::file::LevelId;
 use awari_dbformat::ranks::RankFigures;
-use awari_dbformat::Rules;
 use serde::{Deserialize, Serialize};
 
 use crate::error::SolveError;
@@ -112,14 +112,10 @@ pub(super) fn io_delta(before: Option<(u64, u64)>) -> (u64, u64) {
     }
 }
 
-/// A report of level `seeds` under `rules` (`boards` boards) with
+/// A report of level `id` (`boards` boards) with
 /// `stages`, its figures zero until filled.
-pub(super) fn make_report_shell(
-    rules: Rules,
-    seeds: u32,
-    boards: u64,
-    stages: Vec<Stage>,
-) -> LevelReport {
+pub(super) fn make_report_shell(id: LevelId, boards: u64, stages: Vec<Stage>) -> LevelReport {
+    let LevelId { rules, seeds } = id;
     LevelReport {
         rules: rules.set().name().to_string(),
         pits: rules.pits(),
@@ -159,20 +155,19 @@ pub(super) fn make_report_shell(
 /// counted (in shares of at most `room` bytes, as [`stats::count_all`]
 /// reads them), its build's figures unknown.
 pub(super) fn make_report(
-    rules: Rules,
-    seeds: u32,
+    id: LevelId,
     values: &[i8],
     lower: &LowerLevels,
     file_bytes: u64,
     room: Option<u64>,
 ) -> LevelReport {
     let counts_stored = stats::count_stored(values);
-    let counts_all = stats::count_all(rules, seeds, values, lower, &counts_stored, room);
+    let counts_all = stats::count_all(id.rules, id.seeds, values, lower, &counts_stored, room);
     LevelReport {
         file_bytes,
         counts_stored,
         counts_all,
-        ..make_report_shell(rules, seeds, values.len() as u64, Vec::new())
+        ..make_report_shell(id, values.len() as u64, Vec::new())
     }
 }
 

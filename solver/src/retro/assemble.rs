@@ -40,7 +40,7 @@ pub(super) fn level_values<L: Layout>(
                 |p, state| disk.load(p, state),
                 |name, bytes| disk.array(name, bytes),
             )?;
-            if !level.options.keep_work_dir {
+            if !level.options.keep_level_dir {
                 disk.remove()?;
             }
             Ok(assembled)

@@ -97,13 +97,14 @@ mod state;
 mod store;
 
 pub use options::{
-    default_list_entries, fixed_state_bytes_per_board, state_bytes_per_board, SolveOptions,
+    cell_bytes_per_board, default_list_entries, state_bytes_per_board, SolveOptions,
     GENERATION_BYTES_PER_BOARD, LIST_ENTRY_BYTES, LIST_SHARE, LIVE_GENERATIONS,
 };
 pub use partition::Partitions;
 pub use state::BLOCK_WORDS;
 pub(crate) use store::dir_bytes;
 
+use awari_dbformat::file::LevelId;
 use awari_dbformat::huge::{Generations, HugeArray, Values};
 use awari_dbformat::{Index, Rules};
 use indicatif::ProgressBar;
@@ -212,7 +213,7 @@ pub fn solve_level_on(
     options: &SolveOptions,
     ranks: &dyn Ranks,
 ) -> Result<SolvedLevel, SolveError> {
-    if ranks.size() > 1 && options.work_dir.is_some() {
+    if ranks.size() > 1 && options.level_dir.is_some() {
         return Err(SolveError::Invalid(format!(
             "level {seeds} does not fit in the memory budget, and levels on disk are not \
              built for more than one rank yet: give each rank more --memory"
@@ -236,18 +237,18 @@ pub fn solve_level_on(
     Ok(run(job)?.expect("a level solved in full"))
 }
 
-/// Runs the initial pass of level `seeds` on disk (`options.work_dir`
-/// must be set) and leaves its partitions' files in the work directory as
+/// Runs the initial pass of level `seeds` on disk (`options.level_dir`
+/// must be set) and leaves its partitions' files in the level directory as
 /// the state to resume from, without copying them; the lower levels are
 /// not read again when [`solve_level`] goes on from there with the same
 /// options (and may be given back meanwhile: the build does so when its
-/// disk is short). Nothing is done when the work directory holds a
+/// disk is short). Nothing is done when the level directory holds a
 /// checkpoint of the level already; a pass a stopped run checkpointed
 /// part of goes on from there. Returns the boards taken from that
 /// checkpoint (0 when the pass ran whole).
 ///
 /// # Errors
-/// As [`solve_level`]; [`SolveError::Invalid`] without a work directory.
+/// As [`solve_level`]; [`SolveError::Invalid`] without a level directory.
 pub fn initialise_on_disk(
     rules: Rules,
     seeds: u32,
@@ -255,7 +256,7 @@ pub fn initialise_on_disk(
     progress: &ProgressBar,
     options: &SolveOptions,
 ) -> Result<u64, SolveError> {
-    let Some(dir) = &options.work_dir else {
+    let Some(dir) = &options.level_dir else {
         return Err(SolveError::Invalid(format!(
             "level {seeds}: an initial pass on disk needs a work directory"
         )));
@@ -263,8 +264,7 @@ pub fn initialise_on_disk(
     let layout = layout_for(seeds, options);
     let boards = Index::for_pits(rules.pits()).level_size(seeds);
     let wanted = identity(
-        rules,
-        seeds,
+        LevelId::new(rules, seeds),
         options,
         layout,
         Partitions::new(boards, options.partitions),
@@ -283,41 +283,41 @@ pub fn initialise_on_disk(
     run(job).map(|_| resumed)
 }
 
-/// Removes `options.work_dir`, if set and present (the level it holds is
-/// solved and its values are safe: see [`SolveOptions::keep_work_dir`]).
+/// Removes `options.level_dir`, if set and present (the level it holds is
+/// solved and its values are safe: see [`SolveOptions::keep_level_dir`]).
 ///
 /// # Errors
 /// A directory that cannot be removed.
-pub fn remove_work_dir(options: &SolveOptions) -> Result<(), SolveError> {
-    match &options.work_dir {
+pub fn remove_level_dir(options: &SolveOptions) -> Result<(), SolveError> {
+    match &options.level_dir {
         Some(dir) if dir.exists() => std::fs::remove_dir_all(dir).map_err(crate::mapped::io(dir)),
         _ => Ok(()),
     }
 }
 
-/// Whether `options.work_dir` holds a checkpoint of level `seeds` as
+/// Whether `options.level_dir` holds a checkpoint of level `seeds` as
 /// `options` would solve it in one process (its initial pass done): solving
 /// it then reads no lower level.
 pub fn has_checkpoint(rules: Rules, seeds: u32, options: &SolveOptions) -> bool {
-    let Some(dir) = &options.work_dir else {
+    let Some(dir) = &options.level_dir else {
         return false;
     };
     let layout = layout_for(seeds, options);
     let boards = Index::for_pits(rules.pits()).level_size(seeds);
     let partitions = Partitions::new(boards, options.partitions);
-    let wanted = identity(rules, seeds, options, layout, partitions);
+    let wanted = identity(LevelId::new(rules, seeds), options, layout, partitions);
     DiskStore::resumable(dir, &wanted)
 }
 
-/// What a work directory must hold for level `seeds` cut in `partitions`
+/// What a level directory must hold for level `id` cut in `partitions`
 /// with `options` to resume from it: its manifest before any stage.
 fn identity(
-    rules: Rules,
-    seeds: u32,
+    id: LevelId,
     options: &SolveOptions,
     layout: CellLayout,
     partitions: Partitions,
 ) -> Manifest {
+    let LevelId { rules, seeds } = id;
     Manifest {
         version: store::VERSION,
         rules: rules.set().name().to_string(),

@@ -21,7 +21,7 @@ pub const LIVE_GENERATIONS: u64 = 2;
 
 /// The bytes of solver state per board of a level of `seeds` seeds that
 /// cannot be done without: the cells (1.333 up to 31 seeds, 1.6 above).
-pub fn fixed_state_bytes_per_board(seeds: u32) -> f64 {
+pub fn cell_bytes_per_board(seeds: u32) -> f64 {
     CellLayout::for_seeds(seeds).bytes_per_board()
 }
 
@@ -33,11 +33,11 @@ pub fn default_list_entries(boards: u64) -> u64 {
 }
 
 /// The bytes of solver state per board for level `seeds` of `boards` boards
-/// whose lists may hold `list_entries` per generation: the fixed state plus
+/// whose lists may hold `list_entries` per generation: the cells plus
 /// the pool of lists of two generations (the one being visited and the
 /// next), full.
 pub fn state_bytes_per_board(seeds: u32, boards: u64, list_entries: u64) -> f64 {
-    fixed_state_bytes_per_board(seeds)
+    cell_bytes_per_board(seeds)
         + (LIVE_GENERATIONS * list_entries * LIST_ENTRY_BYTES) as f64 / boards.max(1) as f64
 }
 
@@ -71,29 +71,30 @@ pub struct SolveOptions {
     /// resume from (see the docs of the `store` module in the source). The
     /// directory is the level's own: a checkpoint of the same level found
     /// there is resumed, anything else removed; it is removed when the
-    /// level is solved, unless `keep_work_dir`.
-    pub work_dir: Option<PathBuf>,
-    /// With a work directory: keep it when the level is solved, its files
+    /// level is solved, unless `keep_level_dir`. (Not the build's work
+    /// directory, which holds a directory for each level on disk.)
+    pub level_dir: Option<PathBuf>,
+    /// With a level directory: keep it when the level is solved, its files
     /// named as the state after the last stage, for the caller to remove
-    /// ([`super::remove_work_dir`]) once the values are safe (the build: once the
+    /// ([`super::remove_level_dir`]) once the values are safe (the build: once the
     /// level file is written). Solved again meanwhile, the level resumes
     /// there and only assembles its values.
-    pub keep_work_dir: bool,
-    /// With a work directory: a checkpoint is made after the initial pass,
+    pub keep_level_dir: bool,
+    /// With a level directory: a checkpoint is made after the initial pass,
     /// and at the end of each stage that ends at least this many seconds
     /// after the last checkpoint.
     pub checkpoint_seconds: f64,
-    /// With a work directory: a stage's checkpoint also waits this many
+    /// With a level directory: a stage's checkpoint also waits this many
     /// times as long as the last checkpoint took (0: not at all). A
     /// checkpoint copies every partition's files (21 GiB at level 36, about
     /// two minutes here), so with 9 the checkpoints take at most about a
     /// tenth of the stages' time, however large the level.
     pub checkpoint_cost_multiple: f64,
-    /// With a work directory: the partitions kept mapped at once (at least
+    /// With a level directory: the partitions kept mapped at once (at least
     /// one); the one mapped longest ago is unmapped to map another. Each
     /// mapping pages its partition in again, so fewer cost time.
     pub resident_partitions: usize,
-    /// With a work directory: the bytes of updates in transit between
+    /// With a level directory: the bytes of updates in transit between
     /// partitions held in memory (8 per update); the rest wait in files of
     /// the work directory.
     pub mail_bytes: u64,
@@ -111,8 +112,8 @@ impl Default for SolveOptions {
             record_generations: false,
             list_entries: None,
             partitions: 1,
-            work_dir: None,
-            keep_work_dir: false,
+            level_dir: None,
+            keep_level_dir: false,
             checkpoint_seconds: 60.0,
             checkpoint_cost_multiple: 0.0,
             resident_partitions: usize::MAX,

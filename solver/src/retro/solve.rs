@@ -4,6 +4,7 @@
 //! ([`super::stage_loop`]), and the level's values assembled from its
 //! partitions' ([`super::assemble`]).
 
+use awari_dbformat::file::LevelId;
 use awari_dbformat::ranks::Ranks;
 use awari_dbformat::{with_pits, Index, Rules};
 use indicatif::ProgressBar;
@@ -76,7 +77,12 @@ impl<'a> Level<'a> {
             options: job.options,
             ranks: job.ranks,
             partitions,
-            identity: identity(job.rules, job.seeds, job.options, job.layout, partitions),
+            identity: identity(
+                LevelId::new(job.rules, job.seeds),
+                job.options,
+                job.layout,
+                partitions,
+            ),
         }
     }
 
@@ -189,7 +195,7 @@ fn open_store<L: Layout>(
     level: &Level,
     init_only: bool,
 ) -> Result<(Store, Option<Manifest>), SolveError> {
-    let Some(dir) = &level.options.work_dir else {
+    let Some(dir) = &level.options.level_dir else {
         return Ok((Store::Memory, None));
     };
     let partitions = level.partitions;
