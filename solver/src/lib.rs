@@ -21,10 +21,10 @@
 
 pub mod build;
 pub mod cells;
-pub mod error;
-pub mod lists;
+mod error;
+pub(crate) mod lists;
 pub mod lower;
-pub mod mapped;
+pub(crate) mod mapped;
 pub mod memory;
 pub mod retro;
 pub mod stats;

@@ -70,7 +70,7 @@ pub fn free_large_blocks_at_once() {
 /// The bytes this process has read from and written to storage so far
 /// (`read_bytes` and `write_bytes` of `/proc/self/io`: what went to the
 /// disks, not what the page cache answered), if known.
-pub fn disk_io() -> Option<(u64, u64)> {
+pub(crate) fn disk_io() -> Option<(u64, u64)> {
     let io = std::fs::read_to_string("/proc/self/io").ok()?;
     let field = |name: &str| -> Option<u64> {
         let line = io.lines().find(|l| l.starts_with(name))?;
@@ -84,7 +84,7 @@ pub fn disk_io() -> Option<(u64, u64)> {
 ///
 /// # Errors
 /// [`crate::error::SolveError::Disk`] with what level `seeds` writes there (`what`).
-pub fn check_free_disk(
+pub(crate) fn check_free_disk(
     seeds: u32,
     dir: &std::path::Path,
     what: &'static str,

@@ -25,7 +25,7 @@ mod progress;
 mod report;
 
 pub use plan::{plan_levels, PlannedLevel};
-pub use report::{stats_path, LevelReport};
+pub use report::LevelReport;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -43,7 +43,7 @@ use crate::retro::{self, GENERATION_BYTES_PER_BOARD};
 use budget::{plan_memory, resident_ceiling};
 use lower_source::{room_under_ceiling, scores_path, LowerSource};
 use progress::counting_bar;
-use report::{make_report, read_report, write_report};
+use report::{make_report, read_report, stats_path, write_report};
 
 /// Which levels to build.
 #[derive(Clone, Debug)]

@@ -99,7 +99,7 @@ fn one() -> u64 {
 }
 
 /// The statistics file beside a level file: `awari-p6-n16.awl` -> `awari-p6-n16.stats.json`.
-pub fn stats_path(level_path: &Path) -> PathBuf {
+pub(super) fn stats_path(level_path: &Path) -> PathBuf {
     level_path.with_extension("stats.json")
 }
 

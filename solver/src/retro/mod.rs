@@ -22,12 +22,12 @@
 //! ## State: 1.333 bytes per board
 //! Each board has a [`Cell`](crate::cells::Cell) of 10 bits, six to a 64-bit word ([`crate::cells`];
 //! 12 bits, five to a word, above 31 seeds):
-//! - its value: `B(p)` (or the layout's [`Layout::NO_EXIT`]) until p is
+//! - its value: `B(p)` (or the layout's [`Layout::NO_EXIT`](crate::cells::Layout::NO_EXIT)) until p is
 //!   decided, then p's value;
 //! - its nibble: the counter `0..=8` while undecided, `DONE` once decided and
 //!   visited, or one of two frontier marks (`MARK_A`, `MARK_B`) while
 //!   decided but not yet visited. Keeping the frontier in the nibble costs no
-//!   memory; a small bitmap of dirty blocks (one bit per [`BLOCK_WORDS`] words)
+//!   memory; a small bitmap of dirty blocks (one bit per `BLOCK_WORDS` words)
 //!   keeps the scan for marks short.
 //!
 //! Value and nibble share a word, so a board is decided by one
@@ -51,7 +51,7 @@
 //! then turned to `DONE` by an OR once listed): one `u64` each, the board
 //! packed ([`BoardPacker`](awari_dbformat::BoardPacker)) and the top bit set when it is lost (a board with
 //! a pit too full to pack is marked). The lists of the generation being
-//! visited and the one being made share room for two boards in [`LIST_SHARE`]
+//! visited and the one being made share room for two boards in `LIST_SHARE`
 //! of the level (8 bytes each; fewer when the memory
 //! budget asks, see [`SolveOptions::list_entries`]), in a fixed pool of chunks that
 //! tasks fill and the next generation empties (`lists`); past
@@ -96,12 +96,12 @@ mod stage_loop;
 mod state;
 mod store;
 
-pub use options::{
-    cell_bytes_per_board, default_list_entries, state_bytes_per_board, SolveOptions,
-    GENERATION_BYTES_PER_BOARD, LIST_ENTRY_BYTES, LIST_SHARE, LIVE_GENERATIONS,
+pub use options::SolveOptions;
+pub(crate) use options::{
+    cell_bytes_per_board, default_list_entries, state_bytes_per_board, GENERATION_BYTES_PER_BOARD,
+    LIST_ENTRY_BYTES, LIVE_GENERATIONS,
 };
 pub use partition::Partitions;
-pub use state::BLOCK_WORDS;
 pub(crate) use store::dir_bytes;
 
 use awari_dbformat::file::LevelId;
@@ -205,7 +205,7 @@ pub fn solve_level(
 /// # Errors
 /// As [`solve_level`]; [`SolveError::Invalid`] for a level on disk with
 /// more than one rank (not built yet).
-pub fn solve_level_on(
+pub(crate) fn solve_level_on(
     rules: Rules,
     seeds: u32,
     lower: &LowerLevels,
@@ -249,7 +249,7 @@ pub fn solve_level_on(
 ///
 /// # Errors
 /// As [`solve_level`]; [`SolveError::Invalid`] without a level directory.
-pub fn initialise_on_disk(
+pub(crate) fn initialise_on_disk(
     rules: Rules,
     seeds: u32,
     lower: &LowerLevels,
@@ -288,7 +288,7 @@ pub fn initialise_on_disk(
 ///
 /// # Errors
 /// A directory that cannot be removed.
-pub fn remove_level_dir(options: &SolveOptions) -> Result<(), SolveError> {
+pub(crate) fn remove_level_dir(options: &SolveOptions) -> Result<(), SolveError> {
     match &options.level_dir {
         Some(dir) if dir.exists() => std::fs::remove_dir_all(dir).map_err(crate::mapped::io(dir)),
         _ => Ok(()),
@@ -298,7 +298,7 @@ pub fn remove_level_dir(options: &SolveOptions) -> Result<(), SolveError> {
 /// Whether `options.level_dir` holds a checkpoint of level `seeds` as
 /// `options` would solve it in one process (its initial pass done): solving
 /// it then reads no lower level.
-pub fn has_checkpoint(rules: Rules, seeds: u32, options: &SolveOptions) -> bool {
+pub(crate) fn has_checkpoint(rules: Rules, seeds: u32, options: &SolveOptions) -> bool {
     let Some(dir) = &options.level_dir else {
         return false;
     };

@@ -11,24 +11,24 @@ use crate::cells::CellLayout;
 /// the narrow state and the lists stay within 1.5 bytes per board. (Lists
 /// of one board in 64, 128 and 256 and none at all are compared in
 /// docs/performance.md.)
-pub const LIST_SHARE: u64 = 128;
+pub(crate) const LIST_SHARE: u64 = 128;
 /// The bytes of one frontier list entry (a board and whether it is lost).
-pub const LIST_ENTRY_BYTES: u64 = std::mem::size_of::<u64>() as u64;
+pub(crate) const LIST_ENTRY_BYTES: u64 = std::mem::size_of::<u64>() as u64;
 /// The generations whose frontier lists are alive at once: the one being
 /// visited and the one being made. Their pool holds this many times the
 /// entries of one generation.
-pub const LIVE_GENERATIONS: u64 = 2;
+pub(crate) const LIVE_GENERATIONS: u64 = 2;
 
 /// The bytes of solver state per board of a level of `seeds` seeds that
 /// cannot be done without: the cells (1.333 up to 31 seeds, 1.6 above).
-pub fn cell_bytes_per_board(seeds: u32) -> f64 {
+pub(crate) fn cell_bytes_per_board(seeds: u32) -> f64 {
     CellLayout::for_seeds(seeds).bytes_per_board()
 }
 
 /// The frontier list entries per generation by default in a level of
 /// `boards` boards: one board in [`LIST_SHARE`] (the pool holds
 /// [`LIVE_GENERATIONS`] times as many).
-pub fn default_list_entries(boards: u64) -> u64 {
+pub(crate) fn default_list_entries(boards: u64) -> u64 {
     boards / LIST_SHARE
 }
 
@@ -36,13 +36,13 @@ pub fn default_list_entries(boards: u64) -> u64 {
 /// whose lists may hold `list_entries` per generation: the cells plus
 /// the pool of lists of two generations (the one being visited and the
 /// next), full.
-pub fn state_bytes_per_board(seeds: u32, boards: u64, list_entries: u64) -> f64 {
+pub(crate) fn state_bytes_per_board(seeds: u32, boards: u64, list_entries: u64) -> f64 {
     cell_bytes_per_board(seeds)
         + (LIVE_GENERATIONS * list_entries * LIST_ENTRY_BYTES) as f64 / boards.max(1) as f64
 }
 
 /// The bytes per board of the recorded generations (a certificate), when asked for.
-pub const GENERATION_BYTES_PER_BOARD: f64 = 2.0;
+pub(crate) const GENERATION_BYTES_PER_BOARD: f64 = 2.0;
 
 /// How a level is solved. The values, the free bits and the generations are
 /// the same whatever the options; they change the memory and the time.
@@ -53,12 +53,12 @@ pub struct SolveOptions {
     /// layout of big ones.
     pub layout: Option<CellLayout>,
     /// Whether to record in which generation each board was decided
-    /// ([`super::SolvedLevel::generations`], [`GENERATION_BYTES_PER_BOARD`] more
+    /// ([`super::SolvedLevel::generations`], `GENERATION_BYTES_PER_BOARD` more
     /// while solving).
     pub record_generations: bool,
     /// Frontier list entries per generation over the whole level
-    /// ([`LIST_ENTRY_BYTES`] each, in a pool of [`LIVE_GENERATIONS`] times
-    /// as many); `None`: [`default_list_entries`]. Fewer cost time, not
+    /// (`LIST_ENTRY_BYTES` each, in a pool of `LIVE_GENERATIONS` times
+    /// as many); `None`: `default_list_entries`. Fewer cost time, not
     /// correctness: the boards that do not fit are marked and unranked
     /// again, and the values are the same for any number, 0 included.
     pub list_entries: Option<u64>,
@@ -76,7 +76,7 @@ pub struct SolveOptions {
     pub level_dir: Option<PathBuf>,
     /// With a level directory: keep it when the level is solved, its files
     /// named as the state after the last stage, for the caller to remove
-    /// ([`super::remove_level_dir`]) once the values are safe (the build: once the
+    /// (`remove_level_dir`) once the values are safe (the build: once the
     /// level file is written). Solved again meanwhile, the level resumes
     /// there and only assembles its values.
     pub keep_level_dir: bool,

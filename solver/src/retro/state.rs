@@ -44,7 +44,7 @@ pub(super) fn with_free(code: u8, free: bool) -> u8 {
 /// Words per dirty bit (48 boards in the narrow layout). Small, so that a
 /// sparse frontier costs little to find: a generation scans one bit per block
 /// and 64 bytes per dirty block.
-pub const BLOCK_WORDS: usize = 8;
+pub(super) const BLOCK_WORDS: usize = 8;
 /// Words per task of the sequential passes.
 pub(super) const CHUNK_WORDS: usize = 1 << 13;
 /// Words per summary of the values boards may hold ([`State::summaries`]):
