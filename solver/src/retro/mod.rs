@@ -219,22 +219,13 @@ pub(crate) fn solve_level_on(
              built for more than one rank yet: give each rank more --memory"
         )));
     }
-    let layout = layout_for(seeds, options);
+    let job = Job::new(rules, seeds, lower, progress, options);
     assert!(
-        layout.holds(seeds),
-        "{layout:?} cells cannot hold level {seeds}"
+        job.layout.holds(seeds),
+        "{:?} cells cannot hold level {seeds}",
+        job.layout
     );
-    let job = Job {
-        rules,
-        seeds,
-        lower,
-        progress,
-        options,
-        layout,
-        ranks,
-        init_only: false,
-    };
-    Ok(run(job)?.expect("a level solved in full"))
+    Ok(run(Job { ranks, ..job })?.expect("a level solved in full"))
 }
 
 /// Runs the initial pass of level `seeds` on disk (`options.level_dir`
@@ -261,26 +252,13 @@ pub(crate) fn initialise_on_disk(
             "level {seeds}: an initial pass on disk needs a work directory"
         )));
     };
-    let layout = layout_for(seeds, options);
-    let boards = Index::for_pits(rules.pits()).level_size(seeds);
-    let wanted = identity(
-        LevelId::new(rules, seeds),
-        options,
-        layout,
-        Partitions::new(boards, options.partitions),
-    );
-    let resumed = DiskStore::initialised(dir, &wanted);
-    let job = Job {
-        rules,
-        seeds,
-        lower,
-        progress,
-        options,
-        layout,
-        ranks: &OneProcess,
+    let resumed = DiskStore::initialised(dir, &one_process_identity(rules, seeds, options));
+    let job = Job::new(rules, seeds, lower, progress, options);
+    run(Job {
         init_only: true,
-    };
-    run(job).map(|_| resumed)
+        ..job
+    })
+    .map(|_| resumed)
 }
 
 /// Removes `options.level_dir`, if set and present (the level it holds is
@@ -302,11 +280,16 @@ pub(crate) fn has_checkpoint(rules: Rules, seeds: u32, options: &SolveOptions) -
     let Some(dir) = &options.level_dir else {
         return false;
     };
+    DiskStore::resumable(dir, &one_process_identity(rules, seeds, options))
+}
+
+/// What a level directory must hold for level `seeds` as `options` would
+/// solve it in one process to resume from it.
+fn one_process_identity(rules: Rules, seeds: u32, options: &SolveOptions) -> Manifest {
     let layout = layout_for(seeds, options);
     let boards = Index::for_pits(rules.pits()).level_size(seeds);
     let partitions = Partitions::new(boards, options.partitions);
-    let wanted = identity(LevelId::new(rules, seeds), options, layout, partitions);
-    DiskStore::resumable(dir, &wanted)
+    identity(LevelId::new(rules, seeds), options, layout, partitions)
 }
 
 /// What a level directory must hold for level `id` cut in `partitions`

@@ -5,7 +5,7 @@
 //! partitions' ([`super::assemble`]).
 
 use awari_dbformat::file::LevelId;
-use awari_dbformat::ranks::Ranks;
+use awari_dbformat::ranks::{OneProcess, Ranks};
 use awari_dbformat::{with_pits, Index, Rules};
 use indicatif::ProgressBar;
 
@@ -13,7 +13,7 @@ use super::checkpoint::{self, Checkpoints};
 use super::stage::Step;
 use super::state::State;
 use super::store::{self, DiskStore, LevelState, Manifest, Store};
-use super::{assemble, default_list_entries, exchange, identity, stage_loop};
+use super::{assemble, default_list_entries, exchange, identity, layout_for, stage_loop};
 use super::{Partitions, SolveOptions, SolvedLevel};
 use crate::cells::{CellLayout, Layout, Narrow, Wide};
 use crate::error::SolveError;
@@ -31,6 +31,29 @@ pub(super) struct Job<'a> {
     pub ranks: &'a dyn Ranks,
     /// Stop after the initial pass ([`super::initialise_on_disk`]).
     pub init_only: bool,
+}
+
+impl<'a> Job<'a> {
+    /// Level `seeds` solved in full in one process, in the cell layout
+    /// `options` asks for.
+    pub fn new(
+        rules: Rules,
+        seeds: u32,
+        lower: &'a LowerLevels,
+        progress: &'a ProgressBar,
+        options: &'a SolveOptions,
+    ) -> Job<'a> {
+        Job {
+            rules,
+            seeds,
+            lower,
+            progress,
+            options,
+            layout: layout_for(seeds, options),
+            ranks: &OneProcess,
+            init_only: false,
+        }
+    }
 }
 
 /// Runs `job` in its cell layout. The initial pass and the propagation are
