@@ -81,6 +81,20 @@
 //! from "undecided" to "decided" is the single point where it is decided, so a
 //! board is decided once whatever the number of threads. The values found do not
 //! depend on the order of work: the output is identical for any thread count.
+//!
+//! ## Where things are
+//! - `solve`: one level, phase by phase (set up, initial pass, stages,
+//!   assembly); `options`: [`SolveOptions`] and the memory per board.
+//! - `init`: the initial pass over one partition; `checkpoint`: resuming
+//!   a level and the checkpoints it makes.
+//! - `stage_loop`: the stages and their generations over the partitions;
+//!   `stage`: one partition's steps (seed, visit, take updates); `batch`:
+//!   the parents told by a visit; `mail`: the updates between partitions;
+//!   `exchange`: the same between the ranks of an MPI job.
+//! - `state`: a partition's cells, dirty maps and summaries; `partition`:
+//!   how a level is cut; `store`: where the cells live (memory, or the
+//!   files of the level's directory); `assemble`: the level's values from
+//!   its partitions'.
 
 mod assemble;
 mod batch;
