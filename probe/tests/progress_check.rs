@@ -43,7 +43,7 @@ fn certificates_prove_true_levels_and_change_no_result() {
     for (seeds, values) in lower.iter().enumerate() {
         levels.insert(seeds as u32, values.clone());
     }
-    let mut below = awari_solver::lower::LowerLevels::new(rules.pits());
+    let mut below = awari_dbformat::Levels::new(rules.pits());
     for (seeds, values) in lower.iter().enumerate() {
         below.insert(seeds as u32, values.clone());
     }

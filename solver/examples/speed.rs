@@ -1,13 +1,14 @@
 //! Quick timing of the in-memory solve per level: `cargo run --release --example speed -- 16`.
 use std::time::Instant;
 
+use awari_dbformat::Levels;
 use awari_dbformat::Rules;
-use awari_solver::{lower::LowerLevels, retro};
+use awari_solver::retro;
 
 fn main() {
     let max: u32 = std::env::args().nth(1).map_or(16, |a| a.parse().unwrap());
     let rules = Rules::default();
-    let mut lower = LowerLevels::new(6);
+    let mut lower = Levels::new(6);
     let hidden = indicatif::ProgressBar::hidden();
     for n in 0..=max {
         let t = Instant::now();

@@ -21,14 +21,15 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cell {
     /// The board's value once decided; before, the best value its captures
-    /// give, or [`Layout::NO_EXIT`] when it has no capture.
+    /// give, or [`Packing::NO_EXIT`] when it has no capture.
     pub value: i8,
     /// The counter (`0..=8`) or a decided code (`9..=15`).
     pub nibble: u8,
 }
 
-/// How boards are packed into words; see the module docs.
-pub trait Layout: Copy + Send + Sync + 'static {
+/// How boards are packed into words (the narrow or the wide cells); see
+/// the module docs.
+pub trait Packing: Copy + Send + Sync + 'static {
     /// Which layout this is.
     const NAME: CellLayout;
     /// Boards per 64-bit word.
@@ -38,7 +39,7 @@ pub trait Layout: Copy + Send + Sync + 'static {
     /// Bits of the value.
     const VALUE_BITS: u32 = Self::BITS - 4;
     /// The value of a board that has quiet moves and no capture: below every
-    /// value a level of at most [`Layout::MAX_SEEDS`] seeds can have.
+    /// value a level of at most [`Packing::MAX_SEEDS`] seeds can have.
     const NO_EXIT: i8 = (-(1i16 << (Self::VALUE_BITS - 1))) as i8;
     /// The most seeds of a level whose values this layout holds.
     const MAX_SEEDS: u32 = (1 << (Self::VALUE_BITS - 1)) - 1;
@@ -81,7 +82,7 @@ pub trait Layout: Copy + Send + Sync + 'static {
     }
 
     /// The word holding `cells` in slot order, the first in the low bits
-    /// (at most [`Layout::PER_WORD`] of them; the other slots are zero).
+    /// (at most [`Packing::PER_WORD`] of them; the other slots are zero).
     #[inline(always)]
     fn pack(cells: &[Cell]) -> u64 {
         debug_assert!(cells.len() as u64 <= Self::PER_WORD);
@@ -103,7 +104,7 @@ pub trait Layout: Copy + Send + Sync + 'static {
 
     /// The fields of `word` whose nibble, with the bits of `set` set too, is
     /// `nibble`: bit `s * BITS` (the shift of field `s`, as
-    /// [`Layout::decode`] takes it) set for each, the others clear. Found
+    /// [`Packing::decode`] takes it) set for each, the others clear. Found
     /// without a branch per field: which fields of a word match is as
     /// good as random.
     #[inline(always)]
@@ -118,7 +119,7 @@ pub trait Layout: Copy + Send + Sync + 'static {
     }
 
     /// The fields of `word` whose value is `value`, as bits at the fields'
-    /// shifts like [`Layout::fields_with_nibble`], without a branch per
+    /// shifts like [`Packing::fields_with_nibble`], without a branch per
     /// field.
     #[inline(always)]
     fn fields_with_value(word: u64, value: i8) -> u64 {
@@ -136,7 +137,7 @@ pub trait Layout: Copy + Send + Sync + 'static {
 
     /// The fields of `word` of undecided boards (nibble at most 8, the
     /// counters; see [`crate::retro`]), as bits at the fields' shifts like
-    /// [`Layout::fields_with_nibble`].
+    /// [`Packing::fields_with_nibble`].
     #[inline(always)]
     fn undecided_fields(word: u64) -> u64 {
         let nibbles = 0xF * Self::FIELD_ONES;
@@ -171,7 +172,7 @@ pub trait Layout: Copy + Send + Sync + 'static {
 #[derive(Clone, Copy, Debug)]
 pub struct Narrow;
 
-impl Layout for Narrow {
+impl Packing for Narrow {
     const NAME: CellLayout = CellLayout::Narrow;
     const PER_WORD: u64 = 6;
     const BITS: u32 = 10;
@@ -181,7 +182,7 @@ impl Layout for Narrow {
 #[derive(Clone, Copy, Debug)]
 pub struct Wide;
 
-impl Layout for Wide {
+impl Packing for Wide {
     const NAME: CellLayout = CellLayout::Wide;
     const PER_WORD: u64 = 5;
     const BITS: u32 = 12;
@@ -190,7 +191,7 @@ impl Layout for Wide {
 // The wide layout holds every level there is.
 const _: () = assert!(Wide::MAX_SEEDS >= awari_dbformat::MAX_SEEDS);
 
-/// Which [`Layout`] a level is solved in.
+/// Which [`Packing`] a level is solved in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CellLayout {
     /// [`Narrow`]: levels of at most 31 seeds.
@@ -236,7 +237,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn cells_round_trip<L: Layout>(cells: &[(i8, u8)]) {
+    fn cells_round_trip<L: Packing>(cells: &[(i8, u8)]) {
         let word = word_of::<L>(cells);
         assert_eq!(
             word >> (L::PER_WORD as u32 * L::BITS),
@@ -249,7 +250,7 @@ mod tests {
     }
 
     /// The word holding `cells` (value, nibble) in slot order.
-    fn word_of<L: Layout>(cells: &[(i8, u8)]) -> u64 {
+    fn word_of<L: Packing>(cells: &[(i8, u8)]) -> u64 {
         let cells: Vec<Cell> = cells
             .iter()
             .map(|&(value, nibble)| Cell { value, nibble })
@@ -257,7 +258,7 @@ mod tests {
         L::pack(&cells)
     }
 
-    fn any_equal_is_exact<L: Layout>(cells: &[(i8, u8)], value: i8) {
+    fn any_equal_is_exact<L: Packing>(cells: &[(i8, u8)], value: i8) {
         let word = word_of::<L>(cells);
         let expected = cells.iter().any(|&(v, _)| v == value);
         assert_eq!(
@@ -268,7 +269,7 @@ mod tests {
     }
 
     /// `fields_with_nibble` against testing each field.
-    fn nibble_test_is_exact<L: Layout>(cells: &[(i8, u8)], set: u8, nibble: u8) {
+    fn nibble_test_is_exact<L: Packing>(cells: &[(i8, u8)], set: u8, nibble: u8) {
         let word = word_of::<L>(cells);
         let expected = cells.iter().enumerate().fold(0u64, |m, (s, &(_, n))| {
             m | u64::from(n | set == nibble) << (s as u32 * L::BITS)
@@ -281,7 +282,7 @@ mod tests {
     }
 
     /// `fields_with_value` and `undecided_fields` against testing each field.
-    fn value_tests_are_exact<L: Layout>(cells: &[(i8, u8)], value: i8) {
+    fn value_tests_are_exact<L: Packing>(cells: &[(i8, u8)], value: i8) {
         let word = word_of::<L>(cells);
         let expect = |f: &dyn Fn(i8, u8) -> bool| {
             cells.iter().enumerate().fold(0u64, |m, (s, &(v, n))| {

@@ -8,15 +8,6 @@ pub enum SolveError {
     /// A database file could not be read or written, or is not sound.
     #[error(transparent)]
     Db(#[from] awari_dbformat::Error),
-    /// A file other than a level (a statistics file, the directory) failed.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file or directory.
-        path: PathBuf,
-        /// The operating system's error.
-        #[source]
-        source: std::io::Error,
-    },
     /// A level does not fit in the memory budget.
     #[error(
         "level {seeds} needs about {needed} of memory ({boards} boards x {state_bytes:.3} bytes of solver state, plus {lower} for the lower levels it reads and 64 MiB for the rest of the process), but the budget is {budget}; raise --memory or use a machine with more memory"

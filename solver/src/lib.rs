@@ -5,14 +5,14 @@
 //! - [`retro`]: the retrograde loop that solves one level (thresholds from the
 //!   extremes inwards, counters, generations of un-moves), in parallel and in
 //!   partitions.
-//! - [`lower`]: the finished lower levels, decoded, as the loop reads them.
+//! - the finished lower levels are `awari_dbformat::Levels`, decoded, as the loop reads them.
 //! - [`stats`]: the number of boards with each value, stored and over all boards.
 //! - [`build`]: the levels of a plan, written to a directory, resumable.
 //! - [`memory`]: the memory budget.
 //!
 //! ```
-//! use awari_dbformat::{Rules, Index};
-//! use awari_solver::{lower::LowerLevels, solve_in_memory};
+//! use awari_dbformat::{Index, Rules};
+//! use awari_solver::solve_in_memory;
 //!
 //! // Every level of the 6-pit game up to 4 seeds, in memory.
 //! let levels = solve_in_memory(Rules::default(), 4);
@@ -21,10 +21,8 @@
 
 pub mod build;
 pub mod cells;
-pub mod error;
-pub mod lists;
-pub mod lower;
-pub mod mapped;
+mod error;
+pub(crate) mod lists;
 pub mod memory;
 pub mod retro;
 pub mod stats;
@@ -57,7 +55,7 @@ pub fn solve_levels(
     max_seeds: u32,
     options: &retro::SolveOptions,
 ) -> Vec<(Arc<awari_dbformat::level::Values>, Vec<u64>)> {
-    let mut lower = lower::LowerLevels::new(rules.pits());
+    let mut lower = awari_dbformat::Levels::new(rules.pits());
     let mut out = Vec::new();
     let hidden = indicatif::ProgressBar::hidden();
     for n in 0..=max_seeds {

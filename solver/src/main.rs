@@ -104,7 +104,7 @@ fn parse_memory(text: &str) -> Result<u64, String> {
 }
 
 fn main() -> ExitCode {
-    quiet_on_closed_pipe();
+    awari_dbformat::cli::quiet_on_closed_pipe();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -140,7 +140,11 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         progress: !cli.json && root,
         write,
         certificate: cli.certificate,
-        exact: cli.exact,
+        stored: if cli.exact {
+            awari_dbformat::file::Stored::Scores
+        } else {
+            awari_dbformat::file::Stored::LowerBounds
+        },
         partitions: cli.partitions,
         on_disk: cli.on_disk,
         spare_disk: cli.spare_disk,
@@ -278,17 +282,4 @@ fn json_line(r: &LevelReport) -> serde_json::Value {
     v["counts_stored"] = awari_solver::stats::counts_json(&r.counts_stored);
     v["counts_all"] = awari_solver::stats::counts_json(&r.counts_all);
     v
-}
-
-/// Makes a closed standard output (`awari-solve --json | head -1`) end the
-/// process quietly, as it does other command-line tools, rather than make
-/// the next print panic. (Whatever level was being written is left as a
-/// temporary file and built again on the next run.)
-fn quiet_on_closed_pipe() {
-    #[cfg(unix)]
-    // SAFETY: restores the default action of one signal, before any thread
-    // is started.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
 }

@@ -1,40 +1,9 @@
 //! The memory budget: sizes written by people, and what the machine has.
 
+pub use awari_dbformat::cli::parse_size;
 pub use awari_dbformat::memory::{
     available, default_budget, format_size, free_disk, peak_resident,
 };
-
-use crate::error::SolveError;
-
-/// Reads a size such as `512M`, `20G`, `20GiB`, `1.5T` or a plain number of bytes.
-/// Suffixes are binary (K = 1024).
-///
-/// # Errors
-/// [`SolveError::Invalid`] when the text is not a size.
-pub fn parse_size(text: &str) -> Result<u64, SolveError> {
-    let t = text.trim();
-    let bad = || {
-        SolveError::Invalid(format!(
-            "{text:?} is not a size; write e.g. 512M, 20G or 20GiB"
-        ))
-    };
-    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let number: f64 = number.trim().parse().map_err(|_| bad())?;
-    let unit = unit.trim().to_ascii_uppercase();
-    let shift = match unit.trim_end_matches("IB").trim_end_matches('B') {
-        "" => 0,
-        "K" => 10,
-        "M" => 20,
-        "G" => 30,
-        "T" => 40,
-        _ => return Err(bad()),
-    };
-    if !(number.is_finite() && number >= 0.0) {
-        return Err(bad());
-    }
-    Ok((number * (1u64 << shift) as f64) as u64)
-}
 
 /// Gives the heap's free pages back to the system.
 ///
@@ -70,7 +39,7 @@ pub fn free_large_blocks_at_once() {
 /// The bytes this process has read from and written to storage so far
 /// (`read_bytes` and `write_bytes` of `/proc/self/io`: what went to the
 /// disks, not what the page cache answered), if known.
-pub fn disk_io() -> Option<(u64, u64)> {
+pub(crate) fn disk_io() -> Option<(u64, u64)> {
     let io = std::fs::read_to_string("/proc/self/io").ok()?;
     let field = |name: &str| -> Option<u64> {
         let line = io.lines().find(|l| l.starts_with(name))?;
@@ -84,7 +53,7 @@ pub fn disk_io() -> Option<(u64, u64)> {
 ///
 /// # Errors
 /// [`crate::error::SolveError::Disk`] with what level `seeds` writes there (`what`).
-pub fn check_free_disk(
+pub(crate) fn check_free_disk(
     seeds: u32,
     dir: &std::path::Path,
     what: &'static str,

@@ -2,8 +2,8 @@
 //! all boards of the seed count (Lincke's tables), where a board whose opponent
 //! row is full is valued by one ply over its children.
 
+use awari_dbformat::level::scores::{passes, Share};
 use std::collections::BTreeMap;
-use std::ops::Range;
 
 use awari_dbformat::memory::cache::prefetch;
 use awari_dbformat::memory::resident;
@@ -11,7 +11,7 @@ use awari_dbformat::UnstoredRow;
 use awari_dbformat::{with_pits, Board, Gain, Index, MoveList, Rules, Score};
 use rayon::prelude::*;
 
-use crate::lower::LowerLevels;
+use awari_dbformat::Levels;
 
 /// The number of boards with each value, by value.
 pub type Counts = BTreeMap<i8, u64>;
@@ -34,30 +34,8 @@ pub fn count_stored(values: &[i8]) -> Counts {
         .collect()
 }
 
-/// The value of any board of level `seeds` by one ply: the best move, each child
-/// read from `values` (this level) or from `lower`.
-pub fn one_ply(rules: Rules, board: &Board, values: &[i8], lower: &LowerLevels) -> Score {
-    let index = Index::for_pits(rules.pits());
-    let moves = rules.legal_moves(board);
-    if let Some(v) = rules.terminal_value(board) {
-        return v;
-    }
-    moves
-        .iter()
-        .map(|m| {
-            let child = if m.child.seeds() == board.seeds() {
-                Score::new(values[index.rank(&m.child).expect("a child is stored") as usize])
-            } else {
-                lower.score(&m.child)
-            };
-            m.value(child)
-        })
-        .max()
-        .expect("a board with seeds in the mover's row has a move")
-}
-
 /// Counts the values of all boards with `seeds` seeds: the stored ones (`stored`,
-/// from [`count_stored`]) plus the unstored ones valued as [`one_ply`] does.
+/// from [`count_stored`]) plus the unstored ones valued by one ply ([`Levels::one_ply`]).
 ///
 /// The children of unstored boards lie anywhere in this level and the lower
 /// ones. With `room` (bytes), the levels' values are read a share at a time,
@@ -69,7 +47,7 @@ pub fn count_all(
     rules: Rules,
     seeds: u32,
     values: &[i8],
-    lower: &LowerLevels,
+    lower: &Levels,
     stored: &Counts,
     room: Option<u64>,
 ) -> Counts {
@@ -84,53 +62,22 @@ pub fn count_all(
     all
 }
 
-/// The boards of one level whose values a pass reads: for each seed count,
-/// a range of indices (empty: none).
-pub(crate) type Share = Vec<Range<u64>>;
-
-/// The passes that read the values of levels of `sizes[s]` boards (seed
-/// count `s`), each reading at most `room` of them (one byte per board) and
-/// at least one board: the levels cut into pieces in order, the pieces
-/// packed into passes as they come. With `room` `None`, one pass reads all.
-pub(crate) fn passes(sizes: &[u64], room: Option<u64>) -> Vec<Share> {
-    let none = || vec![0..0; sizes.len()];
-    let Some(room) = room.map(|r| r.max(1)) else {
-        return vec![sizes.iter().map(|&n| 0..n).collect()];
-    };
-    let mut passes = vec![none()];
-    let mut left = room;
-    for (s, &n) in sizes.iter().enumerate() {
-        let mut at = 0;
-        while at < n {
-            if left == 0 {
-                passes.push(none());
-                left = room;
-            }
-            let take = left.min(n - at);
-            passes.last_mut().expect("one pass at least")[s] = at..at + take;
-            at += take;
-            left -= take;
-        }
-    }
-    passes
-}
-
 /// No value yet: below every score.
 const NO_VALUE: i8 = i8::MIN;
 
 /// The histogram (by value, as a byte) of the unstored boards of level
-/// `seeds`, valued as [`one_ply`] does, for boards of `P` pits per side, in
+/// `seeds`, valued by one ply ([`Levels::one_ply`]), for boards of `P` pits per side, in
 /// the passes that `room` allows ([`count_all`]).
 fn count_unstored<const P: usize>(
     rules: Rules,
     seeds: u32,
     values: &[i8],
-    lower: &LowerLevels,
+    lower: &Levels,
     room: Option<u64>,
 ) -> [u64; 256] {
     let index = Index::for_pits(rules.pits());
     let sizes: Vec<u64> = (0..=seeds)
-        .map(|s| match lower.level(s) {
+        .map(|s| match lower.get(s) {
             _ if s == seeds => values.len() as u64,
             Some(level) => level.len() as u64,
             None => 0,
@@ -196,7 +143,7 @@ struct Scratch<'a> {
     captures: MoveList,
 }
 
-/// Raises `best[b]` to the [`one_ply`] value of board `b` of
+/// Raises `best[b]` to the one-ply value of board `b` of
 /// `scratch.group`, of `P` pits per side, over the children whose values
 /// `share` reads (a game's end is its own value, in every share). The
 /// children's values lie anywhere in the levels read, so all are asked for
@@ -207,7 +154,7 @@ fn one_ply_group<'a, const P: usize>(
     rules: Rules,
     index: &Index,
     values: &'a [i8],
-    lower: &'a LowerLevels,
+    lower: &'a Levels,
     share: &Share,
     scratch: &mut Scratch<'a>,
     best: &mut [i8],
@@ -279,14 +226,14 @@ mod tests {
     use awari_dbformat::RuleSet;
 
     /// The batched count over all boards agrees with valuing every unstored
-    /// board by [`one_ply`], one at a time, under every rule set.
+    /// board by [`Levels::one_ply`], one at a time, under every rule set.
     #[test]
     fn batched_count_matches_one_ply_board_by_board() {
         for set in RuleSet::ALL {
             let rules = Rules::new(set, 6).unwrap();
             let n = 10;
             let levels = crate::solve_in_memory(rules, n);
-            let mut lower = LowerLevels::new(6);
+            let mut lower = Levels::new(6);
             for (s, values) in levels.iter().enumerate().take(n as usize) {
                 lower.insert(s as u32, values.clone());
             }
@@ -295,7 +242,7 @@ mod tests {
             let mut expected = stored.clone();
             for board in Index::for_pits(6).unstored_boards(n) {
                 *expected
-                    .entry(one_ply(rules, &board, values, &lower).get())
+                    .entry(lower.one_ply(rules, &board, values).get())
                     .or_default() += 1;
             }
             assert_eq!(
@@ -314,25 +261,5 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn passes_read_every_board_once_within_the_room() {
-        let sizes = [1, 0, 5, 12, 3];
-        for room in 1..=25 {
-            let all = passes(&sizes, Some(room));
-            for (s, &n) in sizes.iter().enumerate() {
-                let mut read: Vec<u64> = all.iter().flat_map(|p| p[s].clone()).collect();
-                read.sort_unstable();
-                assert_eq!(read, (0..n).collect::<Vec<_>>(), "room {room}, level {s}");
-            }
-            for pass in &all {
-                let bytes: u64 = pass.iter().map(|r| r.end - r.start).sum();
-                assert!(bytes <= room && bytes > 0, "room {room}: a pass of {bytes}");
-            }
-            let total: u64 = sizes.iter().sum();
-            assert_eq!(all.len() as u64, total.div_ceil(room), "room {room}");
-        }
-        assert_eq!(passes(&sizes, None).len(), 1);
     }
 }

@@ -7,8 +7,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use awari_dbformat::Levels;
 use awari_dbformat::{Board, Index, Rules, Score};
-use awari_solver::{lower::LowerLevels, solve_in_memory, stats};
+use awari_solver::{solve_in_memory, stats};
 
 fn lincke_table() -> BTreeMap<u32, BTreeMap<i8, u64>> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/lincke_counts.txt");
@@ -37,7 +38,7 @@ fn counts_over_all_boards_match_lincke_appendix_b() {
     let table = lincke_table();
     assert_eq!(table.len(), 13, "levels 0..=12 in the data file");
     let levels = solve_in_memory(rules, 12);
-    let mut lower = LowerLevels::new(6);
+    let mut lower = Levels::new(6);
     for (n, values) in levels.iter().enumerate() {
         let n = n as u32;
         let stored = stats::count_stored(values);

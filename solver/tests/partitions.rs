@@ -2,9 +2,9 @@
 //! bits, certificates (generations) and stage counts, byte for byte, for
 //! every rule set.
 
+use awari_dbformat::Levels;
 use awari_dbformat::{Index, RuleSet, Rules};
 use awari_solver::cells::CellLayout;
-use awari_solver::lower::LowerLevels;
 use awari_solver::retro::{self, SolveOptions, SolvedLevel};
 
 /// Every level up to `max`, each solved once per option set; panics at the
@@ -12,7 +12,7 @@ use awari_solver::retro::{self, SolveOptions, SolvedLevel};
 fn assert_same(rules: Rules, max: u32, variants: &[SolveOptions]) {
     let index = Index::for_pits(rules.pits());
     let hidden = indicatif::ProgressBar::hidden();
-    let mut lower = LowerLevels::new(rules.pits());
+    let mut lower = Levels::new(rules.pits());
     for n in 0..=max {
         let solved: Vec<SolvedLevel> = variants
             .iter()
@@ -112,7 +112,7 @@ fn partitions_solve_alike_without_lists_and_in_wide_cells() {
 fn partitions_on_disk_solve_alike_and_leave_no_work_directory() {
     let scratch = tempfile::tempdir().unwrap();
     let on_disk = |partitions: u64| SolveOptions {
-        work_dir: Some(scratch.path().join(format!("work-{partitions}"))),
+        level_dir: Some(scratch.path().join(format!("work-{partitions}"))),
         checkpoint_seconds: 0.0,
         ..partitioned(partitions)
     };
@@ -143,7 +143,7 @@ fn the_initial_pass_with_its_lookups_sorted_solves_alike() {
             ..partitioned(partitions)
         };
         let on_disk = SolveOptions {
-            work_dir: Some(scratch.path().join(format!("work-{set}"))),
+            level_dir: Some(scratch.path().join(format!("work-{set}"))),
             checkpoint_seconds: 0.0,
             ..sorted(1000, 3)
         };

@@ -171,12 +171,12 @@ pub fn max_block_bytes(block_boards: u32, segment_boards: u32) -> u64 {
 
 /// A parsed and fully validated file: the header and where each block lies.
 #[derive(Clone, Debug)]
-pub struct Layout {
+pub struct FileLayout {
     /// The header.
     pub header: Header,
 }
 
-impl Layout {
+impl FileLayout {
     /// The byte range of block `block` (which the caller keeps below `blocks`),
     /// read from the offset table in `file`. The table was validated by [`parse`],
     /// so the range lies inside the file and the ranges are increasing.
@@ -241,13 +241,13 @@ fn le64(b: &[u8], at: usize) -> u64 {
 ///   encoding, a board count that does not match the rules and seeds, offsets
 ///   that are out of order or out of the file.
 /// - [`Error::Unsupported`] for another format version or header length.
-pub fn parse(file: &[u8], path: &Path) -> Result<Layout> {
+pub fn parse(file: &[u8], path: &Path) -> Result<FileLayout> {
     let fields = Fields { file, path };
     let version = fields.preamble()?;
     let header = fields.header(version)?;
     fields.sections(&header)?;
     fields.offsets(&header)?;
-    Ok(Layout { header })
+    Ok(FileLayout { header })
 }
 
 /// A level file being parsed: its bytes and its path, for the errors.

@@ -14,7 +14,7 @@ use crate::level::Values;
 
 use super::bounds::Stored;
 use super::codec::{Encoding, Model};
-use super::layout::{self, Layout, HEADER_LEN};
+use super::layout::{self, FileLayout, HEADER_LEN};
 use super::LevelId;
 
 /// Decoded segments (whole blocks when blocks are not cut) kept per reader,
@@ -36,7 +36,7 @@ type Slot = Mutex<Option<(u64, Arc<[i8]>)>>;
 pub struct LevelReader {
     path: PathBuf,
     map: Mmap,
-    layout: Layout,
+    layout: FileLayout,
     model: Model,
     cache: Vec<Slot>,
 }

@@ -22,6 +22,7 @@ mod values;
 
 pub use levels::Levels;
 pub use one_ply::one_ply;
+
 pub use values::{Generations, PerBoard, Plain, Values};
 
 use std::ops::Range;
@@ -31,6 +32,13 @@ use std::ops::Range;
 #[inline]
 pub fn levels_captures_reach(seeds: u32) -> Range<u32> {
     0..seeds.saturating_sub(1)
+}
+
+/// True when a capture from a board of level `from` can reach level `to`
+/// (`to` is in [`levels_captures_reach`]`(from)`): the levels a level reads.
+#[inline]
+pub fn capture_reaches(from: u32, to: u32) -> bool {
+    to + 2 <= from
 }
 
 #[cfg(test)]
@@ -43,5 +51,13 @@ mod tests {
         assert!(levels_captures_reach(1).is_empty());
         assert_eq!(levels_captures_reach(2), 0..1);
         assert_eq!(levels_captures_reach(24), 0..23);
+        for from in 0..30 {
+            for to in 0..30 {
+                assert_eq!(
+                    capture_reaches(from, to),
+                    levels_captures_reach(from).contains(&to)
+                );
+            }
+        }
     }
 }

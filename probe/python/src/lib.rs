@@ -747,7 +747,11 @@ fn solve<'py>(
         progress,
         write: Default::default(),
         certificate,
-        exact,
+        stored: if exact {
+            awari_dbformat::file::Stored::Scores
+        } else {
+            awari_dbformat::file::Stored::LowerBounds
+        },
         partitions: None,
         on_disk: false,
         spare_disk: false,

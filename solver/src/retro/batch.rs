@@ -10,7 +10,7 @@ use awari_dbformat::memory::cache::prefetch;
 use awari_dbformat::{Parents, Rules};
 
 use super::state::{with_free, State, DONE};
-use crate::cells::{Cell, Layout};
+use crate::cells::{Cell, Packing};
 use crate::error::SolveError;
 
 /// The bit of a list entry that says its board is lost (a packed board leaves
@@ -120,7 +120,7 @@ pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// only fall, decided boards only join the next generation), so the order does
 /// not matter. Parents in other partitions are not told here: their updates
 /// are collected ([`remote_update`]) and sent when the task ends.
-pub(super) struct ParentBatch<'a, L: Layout, const P: usize> {
+pub(super) struct ParentBatch<'a, L: Packing, const P: usize> {
     state: &'a State<L>,
     /// The stored parents of a board, ranked.
     parents_of: Parents,
@@ -150,7 +150,7 @@ pub(super) struct ParentBatch<'a, L: Layout, const P: usize> {
     pub(super) losses: u64,
 }
 
-impl<'a, L: Layout, const P: usize> ParentBatch<'a, L, P> {
+impl<'a, L: Packing, const P: usize> ParentBatch<'a, L, P> {
     /// Parents collected before the batch is applied: enough to cover the memory
     /// latency, few enough that the prefetched lines are still in the cache.
     const SIZE: usize = 48;

@@ -1,7 +1,7 @@
 //! The initial pass: `B(p)`, the best value among p's captures, and the
 //! counter of p's quiet moves, for every board of a partition.
 //!
-//! A capture's child lies in a lower level ([`LowerLevels`]). [`init`]
+//! A capture's child lies in a lower level ([`Levels`]). [`init`]
 //! looks it up as the boards are generated, a batch at a time so that the
 //! lookups' cache misses overlap: right when the levels are in memory or in
 //! the page cache. [`init_sorted`] collects a window of boards' lookups
@@ -11,19 +11,19 @@
 //! second read in order).
 
 use std::ops::Range;
-use std::sync::atomic::AtomicI8;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicI8, AtomicU64};
 
 use awari_dbformat::memory::cache::prefetch;
 use awari_dbformat::memory::resident;
-use awari_dbformat::{Gain, Index, MoveList, Rules, Score};
+use awari_dbformat::{Board, Gain, Index, MoveList, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
 use super::state::{State, SUMMARY_WORDS};
-use crate::cells::{Cell, Layout};
+use crate::cells::{Cell, Packing};
 use crate::error::SolveError;
-use crate::lower::LowerLevels;
+use awari_dbformat::Levels;
 
 /// What a partition's initial pass reports after each window of boards:
 /// the boards of the partition done so far (from its first). It may
@@ -34,69 +34,68 @@ pub(super) type AfterWindow<'a> = dyn FnMut(u64) -> Result<(), SolveError> + 'a;
 /// number of chunks).
 const INIT_WINDOW_CHUNKS: u64 = 2048;
 
-/// The initial pass over `state`'s boards of level `seeds` from local board
-/// `from` (0, or where a stopped run left it: the end of a window) to the
-/// last: with `sorted_lookups`, as [`init_sorted`] in its windows; else as
-/// [`init`], in windows of [`INIT_WINDOW_CHUNKS`] chunks when `windows`
-/// (a level on disk, checkpointed as it goes), in one otherwise.
-/// `after_window` is called after each window.
+/// One partition's initial pass: the level, the lower levels its captures
+/// reach, and the partition's state, which the pass fills.
+pub(super) struct Pass<'a, L: Packing> {
+    pub rules: Rules,
+    /// The level's seed count.
+    pub seeds: u32,
+    pub index: &'a Index,
+    pub lower: &'a Levels,
+    /// The partition's state.
+    pub state: &'a State<L>,
+    /// Advanced by one per board initialised.
+    pub progress: &'a ProgressBar,
+}
+
+/// The initial pass over `pass.state`'s boards from local board `from` (0,
+/// or where a stopped run left it: the end of a window) to the last: with
+/// `sorted_lookups`, as [`init_sorted`] in its windows; else as [`init`],
+/// in windows of [`INIT_WINDOW_CHUNKS`] chunks when `windows` (a level on
+/// disk, checkpointed as it goes), in one otherwise. `after_window` is
+/// called after each window.
 ///
 /// # Errors
 /// The first error `after_window` returns.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn initialise<L: Layout, const P: usize>(
-    rules: Rules,
-    seeds: u32,
-    index: &Index,
-    lower: &LowerLevels,
-    state: &State<L>,
-    progress: &ProgressBar,
+pub(super) fn initialise<L: Packing, const P: usize>(
+    pass: &Pass<L>,
     sorted_lookups: Option<usize>,
     windows: bool,
     from: u64,
     after_window: &mut AfterWindow,
 ) -> Result<(), SolveError> {
     if let Some(max) = sorted_lookups {
-        return init_sorted::<L, P>(
-            rules,
-            seeds,
-            index,
-            lower,
-            state,
-            progress,
-            max,
-            from,
-            after_window,
-        );
+        return init_sorted::<L, P>(pass, max, from, after_window);
     }
+    let size = pass.state.size;
     let window = if windows {
         INIT_WINDOW_CHUNKS * State::<L>::CHUNK
     } else {
-        state.size
+        size
     };
     let mut at = from;
-    while at < state.size {
-        let end = (at + window).min(state.size);
-        init::<L, P>(rules, seeds, index, lower, state, progress, at..end);
+    while at < size {
+        let end = (at + window).min(size);
+        init::<L, P>(pass, at..end);
         after_window(end)?;
         at = end;
     }
     Ok(())
 }
 
-/// The initial pass over `state`'s boards `boards` (local indices, from the
-/// start of a chunk to the start of another or the end) of level `seeds`:
-/// each board's cell gets `B` (or [`Layout::NO_EXIT`]) and its count of
-/// quiet moves, and each run of words its summary.
-fn init<L: Layout, const P: usize>(
-    rules: Rules,
-    seeds: u32,
-    index: &Index,
-    lower: &LowerLevels,
-    state: &State<L>,
-    progress: &ProgressBar,
-    boards: Range<u64>,
-) {
+/// The initial pass over `pass.state`'s boards `boards` (local indices,
+/// from the start of a chunk to the start of another or the end): each
+/// board's cell gets `B` (or [`Packing::NO_EXIT`]) and its count of quiet
+/// moves, and each run of words its summary.
+fn init<L: Packing, const P: usize>(pass: &Pass<L>, boards: Range<u64>) {
+    let Pass {
+        rules,
+        seeds,
+        index,
+        lower,
+        state,
+        progress,
+    } = *pass;
     progress.set_message("captures");
     let first = state.start;
     let no_move = no_move::<L>(rules, seeds);
@@ -104,13 +103,7 @@ fn init<L: Layout, const P: usize>(
     let tasks = state.chunks().skip(chunks.start).take(chunks.len());
     rayon::iter::ParallelIterator::for_each(tasks, |(start, boards, words)| {
         // The chunk's cells, made here and packed into its words at the end.
-        let mut cells = vec![
-            Cell {
-                value: 0,
-                nibble: 0
-            };
-            boards
-        ];
+        let mut cells = blank_cells(boards);
         // Capture values waiting for their lower-level byte: (board in chunk,
         // what the capture adds, the child's value byte). See
         // `super::batch::ParentBatch` for why in batches.
@@ -122,21 +115,12 @@ fn init<L: Layout, const P: usize>(
             .take(boards)
             .enumerate()
         {
-            let quiet = rules.quiet_moves_and_captures_sized::<P>(&board, &mut captures);
-            let best = if quiet == 0 && captures.is_empty() {
-                no_move
-            } else {
-                L::NO_EXIT
-            };
+            cells[k] = cell_before_captures::<L, P>(rules, no_move, &board, &mut captures);
             for m in captures.iter() {
                 let slot = lower.slot_sized::<P>(&m.child);
                 prefetch(slot);
                 pending.push((k as u32, m.gain(), slot));
             }
-            cells[k] = Cell {
-                value: best,
-                nibble: quiet,
-            };
             if pending.len() >= INIT_BATCH {
                 resolve_captures(&mut pending, &mut cells);
                 // The lower levels' pages this thread mapped, held under the
@@ -162,9 +146,42 @@ fn init<L: Layout, const P: usize>(
     }
 }
 
+/// `boards` cells of value and nibble 0, to be filled.
+fn blank_cells(boards: usize) -> Vec<Cell> {
+    vec![
+        Cell {
+            value: 0,
+            nibble: 0
+        };
+        boards
+    ]
+}
+
+/// The cell of `board` before its captures' values are read: its count of
+/// quiet moves, and `B` [`Packing::NO_EXIT`], or `no_move` for a board
+/// without a move. Its captures are left in `captures`.
+#[inline]
+fn cell_before_captures<L: Packing, const P: usize>(
+    rules: Rules,
+    no_move: i8,
+    board: &Board,
+    captures: &mut MoveList,
+) -> Cell {
+    let quiet = rules.quiet_moves_and_captures_sized::<P>(board, captures);
+    let best = if quiet == 0 && captures.is_empty() {
+        no_move
+    } else {
+        L::NO_EXIT
+    };
+    Cell {
+        value: best,
+        nibble: quiet,
+    }
+}
+
 /// The chunks ([`State::chunks`]) that hold local boards `boards`, which
 /// start a chunk and end one (or the partition).
-fn chunk_range<L: Layout>(state: &State<L>, boards: Range<u64>) -> Range<usize> {
+fn chunk_range<L: Packing>(state: &State<L>, boards: Range<u64>) -> Range<usize> {
     let chunk = State::<L>::CHUNK;
     debug_assert!(
         boards.start.is_multiple_of(chunk)
@@ -178,7 +195,7 @@ fn chunk_range<L: Layout>(state: &State<L>, boards: Range<u64>) -> Range<usize> 
 /// to no one and it is worth 0: no exit, no quiet move, so it is never
 /// decided and ends as 0, and (its `B` not being 0) is not taken for one a
 /// capture reaches.
-fn no_move<L: Layout>(rules: Rules, seeds: u32) -> i8 {
+fn no_move<L: Packing>(rules: Rules, seeds: u32) -> i8 {
     if rules.set().end_leaves_seeds_to_no_one() {
         L::NO_EXIT
     } else {
@@ -216,102 +233,31 @@ const LOOKUP_RUN: usize = 1 << 16;
 ///
 /// # Errors
 /// The first error `after_window` returns.
-#[allow(clippy::too_many_arguments)]
-fn init_sorted<L: Layout, const P: usize>(
-    rules: Rules,
-    seeds: u32,
-    index: &Index,
-    lower: &LowerLevels,
-    state: &State<L>,
-    progress: &ProgressBar,
+fn init_sorted<L: Packing, const P: usize>(
+    pass: &Pass<L>,
     max_lookups: usize,
     from: u64,
     after_window: &mut AfterWindow,
 ) -> Result<(), SolveError> {
-    progress.set_message("captures, sorted by child");
-    let first = state.start;
-    let chunks: Vec<(u64, usize, &[std::sync::atomic::AtomicU64])> = state.chunks().collect();
+    pass.progress.set_message("captures, sorted by child");
+    let chunks: Vec<Chunk> = pass.state.chunks().collect();
     // Lookups per board, as measured so far (a guess at first).
     let mut per_board = 2.0f64;
-    let mut at = chunk_range::<L>(state, from..state.size).start;
+    let mut at = chunk_range::<L>(pass.state, from..pass.state.size).start;
     while at < chunks.len() {
-        let window_start = chunks[at].0;
-        // 1. Each chunk's cells without their captures, and its lookups,
-        // made in groups of chunks until the window holds `max_lookups`:
-        // a group is sized for an eighth of them at the rate measured so
-        // far, so that a stretch of boards richer in captures than those
-        // before (their rate varies from 0.5 to 1.1 a board along level
-        // 36) goes over by a fraction of an eighth.
-        // (The lookups of each group join the window's as the group ends,
-        // so that the chunks' own vectors, freed to the heap, are used
-        // again by the next group's: copied at the end, all of them would
-        // be resident beside the copy, twice the window's lookups.)
-        let mut made: Vec<Vec<Cell>> = Vec::new();
-        let mut lookups: Vec<Lookup> = Vec::new();
-        let mut total = 0;
-        let mut boards = 0;
-        let mut end = at;
-        while end < chunks.len()
-            && total < max_lookups
-            && (end == at || boards + chunks[end].1 <= u32::MAX as usize)
-        {
-            let want = (max_lookups - total).min(max_lookups.div_ceil(8));
-            let group_start = end;
-            let mut group_boards = chunks[end].1;
-            end += 1;
-            while end < chunks.len()
-                && ((group_boards + chunks[end].1) as f64 * per_board) as usize <= want
-                && boards + group_boards + chunks[end].1 <= u32::MAX as usize
-            {
-                group_boards += chunks[end].1;
-                end += 1;
-            }
-            let group: Vec<(Vec<Cell>, Vec<Lookup>)> = chunks[group_start..end]
-                .par_iter()
-                .map(|&(start, boards, _)| {
-                    let offset = (start - window_start) as u32;
-                    chunk_lookups::<L, P>(rules, seeds, index, first + start, boards, offset)
-                })
-                .collect();
-            for (cells, chunk_lookups) in group {
-                lookups.extend_from_slice(&chunk_lookups);
-                made.push(cells);
-            }
-            total = lookups.len();
-            boards += group_boards;
-            per_board = (total as f64 / boards as f64).max(0.01);
-        }
-        let window = &chunks[at..end];
+        // 1. Each chunk's cells without their captures, and its lookups.
+        let mut window = collect_window::<L, P>(pass, &chunks, at, max_lookups, &mut per_board);
         // 2. The lookups in the order of their children.
-        lookups.par_sort_unstable_by_key(|l: &Lookup| l.child);
+        window
+            .lookups
+            .par_sort_unstable_by_key(|l: &Lookup| l.child);
         // 3. The best capture of each board, the children read in order.
-        // (Atomic: the boards of one run of children lie anywhere in the
-        // window.)
-        let best: Vec<AtomicI8> = (0..boards).map(|_| AtomicI8::new(i8::MIN)).collect();
-        lookups.par_chunks(LOOKUP_RUN).for_each(|run| {
-            read_ahead(lower, run);
-            for l in run {
-                let level = (l.child >> LEVEL_SHIFT) as u32;
-                let i = l.child & ((1 << LEVEL_SHIFT) - 1);
-                let value = l.gain.value(Score::new(*lower.slot_at(level, i))).get();
-                best[l.board as usize].fetch_max(value, Relaxed);
-            }
-            resident::hold();
-        });
-        drop(lookups);
+        let best = best_captures(pass.lower, &window.lookups, window.boards);
+        drop(window.lookups);
         // 4. The cells with their best capture, stored.
-        window.par_iter().zip(made.into_par_iter()).for_each(
-            |(&(start, boards, words), mut cells)| {
-                let offset = (start - window_start) as usize;
-                for (cell, best) in cells.iter_mut().zip(&best[offset..offset + boards]) {
-                    cell.value = cell.value.max(best.load(Relaxed));
-                }
-                store_cells(state, start, words, &cells);
-                progress.inc(boards as u64);
-            },
-        );
-        at = end;
-        let (last_start, last_boards, _) = chunks[end - 1];
+        store_window(pass, &chunks[at..window.end], window.cells, &best);
+        at = window.end;
+        let (last_start, last_boards, _) = chunks[at - 1];
         after_window(last_start + last_boards as u64)?;
     }
     if resident::ceiling().is_some() {
@@ -320,35 +266,146 @@ fn init_sorted<L: Layout, const P: usize>(
     Ok(())
 }
 
-/// The cells of the `boards` boards of level `seeds` from index `start`
-/// without their captures' values (`B` is [`Layout::NO_EXIT`], or the
-/// value of a board without moves), and the lookups of their captures, the
-/// boards numbered from `offset` in their window.
-fn chunk_lookups<L: Layout, const P: usize>(
-    rules: Rules,
-    seeds: u32,
-    index: &Index,
+/// A chunk of a partition ([`State::chunks`]): its first local board, its
+/// boards and its words.
+type Chunk<'a> = (u64, usize, &'a [AtomicU64]);
+
+/// The chunks of a window of [`init_sorted`], made but not yet stored.
+struct Window {
+    /// The chunk after the window's last.
+    end: usize,
+    /// Each chunk's cells, without their captures' values.
+    cells: Vec<Vec<Cell>>,
+    /// The lookups of the window's captures.
+    lookups: Vec<Lookup>,
+    /// The boards of the window.
+    boards: usize,
+}
+
+/// The window of `chunks` from chunk `at`: each chunk's cells without
+/// their captures, and its lookups, made in groups of chunks until the
+/// window holds `max_lookups`. A group is sized for an eighth of them at
+/// the rate measured so far, `per_board` (updated here), so that a stretch
+/// of boards richer in captures than those before (their rate varies from
+/// 0.5 to 1.1 a board along level 36) goes over by a fraction of an eighth.
+/// (The lookups of each group join the window's as the group ends, so
+/// that the chunks' own vectors, freed to the heap, are used again by the
+/// next group's: copied at the end, all of them would be resident beside
+/// the copy, twice the window's lookups.)
+fn collect_window<L: Packing, const P: usize>(
+    pass: &Pass<L>,
+    chunks: &[Chunk],
+    at: usize,
+    max_lookups: usize,
+    per_board: &mut f64,
+) -> Window {
+    let window_start = chunks[at].0;
+    let mut window = Window {
+        end: at,
+        cells: Vec::new(),
+        lookups: Vec::new(),
+        boards: 0,
+    };
+    let mut end = at;
+    while end < chunks.len()
+        && window.lookups.len() < max_lookups
+        && (end == at || window.boards + chunks[end].1 <= u32::MAX as usize)
+    {
+        let want = (max_lookups - window.lookups.len()).min(max_lookups.div_ceil(8));
+        let group_start = end;
+        let mut group_boards = chunks[end].1;
+        end += 1;
+        while end < chunks.len()
+            && ((group_boards + chunks[end].1) as f64 * *per_board) as usize <= want
+            && window.boards + group_boards + chunks[end].1 <= u32::MAX as usize
+        {
+            group_boards += chunks[end].1;
+            end += 1;
+        }
+        let group: Vec<(Vec<Cell>, Vec<Lookup>)> = chunks[group_start..end]
+            .par_iter()
+            .map(|&(start, boards, _)| {
+                let offset = (start - window_start) as u32;
+                chunk_lookups::<L, P>(pass, start, boards, offset)
+            })
+            .collect();
+        for (cells, chunk_lookups) in group {
+            window.lookups.extend_from_slice(&chunk_lookups);
+            window.cells.push(cells);
+        }
+        window.boards += group_boards;
+        *per_board = (window.lookups.len() as f64 / window.boards as f64).max(0.01);
+    }
+    window.end = end;
+    window
+}
+
+/// The best value the captures of each of the `boards` boards of a window
+/// give, from its `lookups` (sorted by child), read in runs. (Atomic: the
+/// boards of one run of children lie anywhere in the window.)
+fn best_captures(lower: &Levels, lookups: &[Lookup], boards: usize) -> Vec<AtomicI8> {
+    let best: Vec<AtomicI8> = (0..boards).map(|_| AtomicI8::new(i8::MIN)).collect();
+    lookups.par_chunks(LOOKUP_RUN).for_each(|run| {
+        read_ahead(lower, run);
+        for l in run {
+            let level = (l.child >> LEVEL_SHIFT) as u32;
+            let i = l.child & ((1 << LEVEL_SHIFT) - 1);
+            let value = l.gain.value(Score::new(*lower.slot_at(level, i))).get();
+            best[l.board as usize].fetch_max(value, Relaxed);
+        }
+        resident::hold();
+    });
+    best
+}
+
+/// Stores the `cells` of each chunk of `window`, each with the `best` value
+/// of its captures (indexed from the window's first board).
+fn store_window<L: Packing>(
+    pass: &Pass<L>,
+    window: &[Chunk],
+    cells: Vec<Vec<Cell>>,
+    best: &[AtomicI8],
+) {
+    let window_start = window[0].0;
+    window.par_iter().zip(cells.into_par_iter()).for_each(
+        |(&(start, boards, words), mut cells)| {
+            let offset = (start - window_start) as usize;
+            for (cell, best) in cells.iter_mut().zip(&best[offset..offset + boards]) {
+                cell.value = cell.value.max(best.load(Relaxed));
+            }
+            store_cells(pass.state, start, words, &cells);
+            pass.progress.inc(boards as u64);
+        },
+    );
+}
+
+/// The cells of the `boards` boards of the pass's level from local board
+/// `start` without their captures' values (`B` is [`Packing::NO_EXIT`], or
+/// the value of a board without moves), and the lookups of their captures,
+/// the boards numbered from `offset` in their window.
+fn chunk_lookups<L: Packing, const P: usize>(
+    pass: &Pass<L>,
     start: u64,
     boards: usize,
     offset: u32,
 ) -> (Vec<Cell>, Vec<Lookup>) {
+    let Pass {
+        rules,
+        seeds,
+        index,
+        state,
+        ..
+    } = *pass;
     let no_move = no_move::<L>(rules, seeds);
-    let mut cells = vec![
-        Cell {
-            value: 0,
-            nibble: 0
-        };
-        boards
-    ];
+    let mut cells = blank_cells(boards);
     let mut lookups = Vec::new();
     let mut captures = MoveList::new();
-    for (k, board) in index.boards_from(seeds, start).take(boards).enumerate() {
-        let quiet = rules.quiet_moves_and_captures_sized::<P>(&board, &mut captures);
-        let best = if quiet == 0 && captures.is_empty() {
-            no_move
-        } else {
-            L::NO_EXIT
-        };
+    for (k, board) in index
+        .boards_from(seeds, state.start + start)
+        .take(boards)
+        .enumerate()
+    {
+        cells[k] = cell_before_captures::<L, P>(rules, no_move, &board, &mut captures);
         for m in captures.iter() {
             let i = index
                 .rank_sized::<P>(&m.child)
@@ -359,17 +416,13 @@ fn chunk_lookups<L: Layout, const P: usize>(
                 gain: m.gain(),
             });
         }
-        cells[k] = Cell {
-            value: best,
-            nibble: quiet,
-        };
     }
     (cells, lookups)
 }
 
 /// Reads ahead the pages of the children of `run` (sorted by child), level
 /// by level: one advice per level the run reaches.
-fn read_ahead(lower: &LowerLevels, run: &[Lookup]) {
+fn read_ahead(lower: &Levels, run: &[Lookup]) {
     let mut from = 0;
     while from < run.len() {
         let level = run[from].child >> LEVEL_SHIFT;
@@ -400,12 +453,7 @@ fn resolve_captures(pending: &mut Vec<(u32, Gain, &i8)>, cells: &mut [Cell]) {
 
 /// Packs the cells of the task at local board `start` into its `words`, and
 /// makes their summaries.
-fn store_cells<L: Layout>(
-    state: &State<L>,
-    start: u64,
-    words: &[std::sync::atomic::AtomicU64],
-    cells: &[Cell],
-) {
+fn store_cells<L: Packing>(state: &State<L>, start: u64, words: &[AtomicU64], cells: &[Cell]) {
     let per_summary = SUMMARY_WORDS * L::PER_WORD as usize;
     for (summary, cells) in state
         .summaries_from(start)

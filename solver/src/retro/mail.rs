@@ -20,7 +20,7 @@ use rayon::slice::ParallelSliceMut;
 use super::batch::{lock, Mailbox};
 use super::partition::Partitions;
 use crate::error::SolveError;
-use crate::mapped::io;
+use awari_dbformat::Error;
 
 /// One box of updates per partition.
 pub(super) struct Mail {
@@ -114,7 +114,7 @@ impl Mail {
                 .create(true)
                 .truncate(true)
                 .open(&path)
-                .map_err(io(&path))?;
+                .map_err(Error::io(&path))?;
             into.file = Some(file);
         }
         let file = into.file.as_mut().expect("opened above");
@@ -122,7 +122,7 @@ impl Mail {
         for piece in into.updates.chunks(PIECE_UPDATES) {
             bytes.clear();
             bytes.extend(piece.iter().flat_map(|u| u.to_le_bytes()));
-            file.write_all(&bytes).map_err(io(&path))?;
+            file.write_all(&bytes).map_err(Error::io(&path))?;
         }
         let count = into.updates.len();
         into.in_file += count as u64;
@@ -184,13 +184,14 @@ impl Delivery {
         let Some((mut file, path, count)) = self.file else {
             return Ok(());
         };
-        file.seek(SeekFrom::Start(0)).map_err(io(&path))?;
+        file.seek(SeekFrom::Start(0)).map_err(Error::io(&path))?;
         let mut bytes = vec![0u8; 8 * PIECE_UPDATES];
         let mut piece = Vec::with_capacity(PIECE_UPDATES);
         let mut left = count as usize;
         while left > 0 {
             let n = left.min(PIECE_UPDATES);
-            file.read_exact(&mut bytes[..8 * n]).map_err(io(&path))?;
+            file.read_exact(&mut bytes[..8 * n])
+                .map_err(Error::io(&path))?;
             piece.clear();
             piece.extend(
                 bytes[..8 * n]
@@ -203,7 +204,8 @@ impl Delivery {
             left -= n;
         }
         drop(file);
-        std::fs::remove_file(&path).map_err(io(&path))
+        std::fs::remove_file(&path).map_err(Error::io(&path))?;
+        Ok(())
     }
 }
 

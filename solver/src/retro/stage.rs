@@ -13,7 +13,7 @@ use super::batch::{Outbox, ParentBatch, LOST};
 use super::state::{
     may_hold, with_free, State, BLOCK_WORDS, FREE_BIT, MARK_A, MARK_B, SUMMARY_WORDS,
 };
-use crate::cells::Layout;
+use crate::cells::Packing;
 
 /// Words of the dirty map per task that visits marked boards: 64 of 64
 /// blocks each, some 200,000 boards in the narrow layout. (A task per word
@@ -48,7 +48,7 @@ impl std::ops::AddAssign for Decided {
 /// reach +k, or whose captures give exactly -k and whose quiet children are
 /// all in W already, are decided and marked for the first generation. (A
 /// board with B < -k and a zero counter was decided at an earlier stage.)
-pub(super) fn seed<L: Layout>(
+pub(super) fn seed<L: Packing>(
     state: &State<L>,
     k: i8,
     seeds: u32,
@@ -98,11 +98,11 @@ pub(super) fn seed<L: Layout>(
 /// `mark`, the first generation's (or its free twin). Returns the new word
 /// and the wins and losses.
 ///
-/// The fields are tested all at once ([`Layout::fields_with_value`]): which
+/// The fields are tested all at once ([`Packing::fields_with_value`]): which
 /// boards of a word are seeded is as good as random, and a branch per field
 /// was mispredicted accordingly. Only their nibbles change.
 #[inline]
-fn seed_word<L: Layout>(
+fn seed_word<L: Packing>(
     state: &State<L>,
     old: u64,
     boards: Range<u64>,
@@ -165,23 +165,43 @@ impl Frontier {
     }
 
     /// True when `state` holds boards of the next generation to visit.
-    pub fn has_work<L: Layout>(&self, state: &State<L>) -> bool {
+    pub fn has_work<L: Packing>(&self, state: &State<L>) -> bool {
         !self.lists.is_empty() || state.any_dirty(self.parity)
     }
 }
 
+/// A partition at one generation of stage `k`: what the steps of that
+/// generation ([`take_updates`], [`visit`]) read.
+pub(super) struct Step<'a, L: Packing> {
+    pub rules: Rules,
+    /// The level's seed count.
+    pub seeds: u32,
+    pub index: &'a Index,
+    /// The partition's state.
+    pub state: &'a State<L>,
+    /// The threshold of the stage.
+    pub k: i8,
+    /// The generation the decisions are recorded as.
+    pub generation: u32,
+    /// Advanced by one per board decided.
+    pub progress: &'a ProgressBar,
+}
+
 /// Applies `updates` (sorted [`super::batch::remote_update`]s, every one for
-/// a board of `state`) at stage `k`, as decisions of `generation`: a board
-/// they decide joins `frontier` (marked: its pits are not at hand).
-pub(super) fn take_updates<L: Layout, const P: usize>(
-    state: &State<L>,
+/// a board of `step.state`) as decisions of `step.generation`: a board they
+/// decide joins `frontier` (marked: its pits are not at hand).
+pub(super) fn take_updates<L: Packing, const P: usize>(
+    step: &Step<L>,
     frontier: &Frontier,
-    rules: Rules,
-    k: i8,
-    generation: u32,
     updates: &[u64],
-    progress: &ProgressBar,
 ) -> Decided {
+    let Step {
+        rules,
+        state,
+        k,
+        generation,
+        ..
+    } = *step;
     let (map, mark) = (frontier.parity, frontier.mark());
     let decided = updates
         .par_chunks(INCOMING_PER_TASK)
@@ -204,68 +224,107 @@ pub(super) fn take_updates<L: Layout, const P: usize>(
             a += b;
             a
         });
-    progress.inc(decided.total());
+    step.progress.inc(decided.total());
     decided
 }
 
-/// Visits one generation of stage `k` of level `seeds` in `state`: every
-/// board of `frontier` tells its parents, and the parents it decides make
-/// the next frontier (recorded as `generation`). Updates for parents in
-/// other partitions go to `outbox`. Returns the decisions.
+/// Visits one generation (`step.generation`) of stage `step.k` in
+/// `step.state`: every board of `frontier` tells its parents, and the
+/// parents it decides make the next frontier. Updates for parents in other
+/// partitions go to `outbox`. Returns the decisions.
 ///
 /// With one partition, visiting generation after generation until the
 /// frontier is empty solves the stage; with many, the driver delivers the
 /// outboxes' updates between two generations ([`take_updates`]), so that
 /// every board is decided in the same generation as with one.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn visit<L: Layout, const P: usize>(
-    rules: Rules,
-    seeds: u32,
-    index: &Index,
-    state: &State<L>,
+pub(super) fn visit<L: Packing, const P: usize>(
+    step: &Step<L>,
     frontier: &mut Frontier,
-    k: i8,
-    generation: u32,
     outbox: &Outbox,
-    progress: &ProgressBar,
 ) -> Decided {
-    let wins = AtomicU64::new(0);
-    let losses = AtomicU64::new(0);
     let (current, next) = (frontier.parity, 1 - frontier.parity);
-    let (cur_mark, next_mark) = ([MARK_A, MARK_B][current], [MARK_A, MARK_B][next]);
-    let packer = state.packer;
-    let words = state.words();
-    let pool = &state.lists;
-    let start = state.start;
-    let next_of = |batch: ParentBatch<L, P>| -> Vec<Range<usize>> {
+    let visit = Visit {
+        step,
+        outbox,
+        next,
+        wins: AtomicU64::new(0),
+        losses: AtomicU64::new(0),
+    };
+    let mut segments = visit.listed::<P>(std::mem::take(&mut frontier.lists));
+    segments.extend(visit.marked::<P>(current));
+    let pool = &step.state.lists;
+    pool.end_generation();
+    frontier.lists = pool.pieces(segments);
+    frontier.parity = next;
+    Decided {
+        wins: visit.wins.into_inner(),
+        losses: visit.losses.into_inner(),
+    }
+}
+
+/// One generation's visit under way: where it sends, and what it decided.
+struct Visit<'a, L: Packing> {
+    step: &'a Step<'a, L>,
+    outbox: &'a Outbox<'a>,
+    /// The parity of the next generation (its dirty map and mark).
+    next: usize,
+    wins: AtomicU64,
+    losses: AtomicU64,
+}
+
+impl<L: Packing> Visit<'_, L> {
+    /// A batch of parents to tell, deciding for the next generation.
+    fn batch<const P: usize>(&self) -> ParentBatch<'_, L, P> {
+        let Step {
+            rules,
+            state,
+            k,
+            generation,
+            ..
+        } = *self.step;
+        let next_mark = [MARK_A, MARK_B][self.next];
+        ParentBatch::new(state, rules, k, generation, self.next, next_mark)
+    }
+
+    /// Counts what `batch` decided, sends its updates for other partitions
+    /// and returns its segments of the next generation's list.
+    fn finish<const P: usize>(&self, batch: ParentBatch<L, P>) -> Vec<Range<usize>> {
         if batch.wins + batch.losses > 0 {
-            wins.fetch_add(batch.wins, Relaxed);
-            losses.fetch_add(batch.losses, Relaxed);
-            progress.inc(batch.wins + batch.losses);
+            self.wins.fetch_add(batch.wins, Relaxed);
+            self.losses.fetch_add(batch.losses, Relaxed);
+            self.step.progress.inc(batch.wins + batch.losses);
         }
         let (segments, remote) = batch.finish();
-        outbox.send(remote);
+        self.outbox.send(remote);
         segments
-    };
-    // The listed boards, a segment (at most one grant) per task.
-    let mut segments: Vec<Range<usize>> = std::mem::take(&mut frontier.lists)
-        .into_par_iter()
-        .flat_map_iter(|segment| {
-            let mut batch = ParentBatch::new(state, rules, k, generation, next, next_mark);
-            for entry in &pool.entries()[segment.clone()] {
-                let entry = entry.load(Relaxed);
-                batch.tell_parents_of(packer.unpack_pits(entry), entry & LOST != 0);
-            }
-            // Read: the chunk may take the boards this generation lists.
-            pool.release(segment);
-            batch.apply();
-            next_of(batch)
-        })
-        .collect();
-    // The marked boards, one task per DIRTY_WORDS_PER_TASK words of the
-    // dirty map.
-    segments.extend(
-        state.dirty[current]
+    }
+
+    /// Visits the listed boards of `lists`, a segment (at most one grant)
+    /// per task; returns the next generation's segments.
+    fn listed<const P: usize>(&self, lists: Vec<Range<usize>>) -> Vec<Range<usize>> {
+        let state = self.step.state;
+        let (packer, pool) = (state.packer, &state.lists);
+        lists
+            .into_par_iter()
+            .flat_map_iter(|segment| {
+                let mut batch = self.batch::<P>();
+                for entry in &pool.entries()[segment.clone()] {
+                    let entry = entry.load(Relaxed);
+                    batch.tell_parents_of(packer.unpack_pits(entry), entry & LOST != 0);
+                }
+                // Read: the chunk may take the boards this generation lists.
+                pool.release(segment);
+                batch.apply();
+                self.finish(batch)
+            })
+            .collect()
+    }
+
+    /// Visits the boards marked in dirty map `current`, one task per
+    /// [`DIRTY_WORDS_PER_TASK`] words of the map; returns the next
+    /// generation's segments.
+    fn marked<const P: usize>(&self, current: usize) -> Vec<Range<usize>> {
+        self.step.state.dirty[current]
             .par_chunks(DIRTY_WORDS_PER_TASK)
             .enumerate()
             .map(|(task, dirty)| {
@@ -274,8 +333,8 @@ pub(super) fn visit<L: Layout, const P: usize>(
                 if dirty.iter().all(|bits| bits.load(Relaxed) == 0) {
                     return Vec::new();
                 }
-                let mut batch = ParentBatch::new(state, rules, k, generation, next, next_mark);
-                let mut finder = BoardFinder::<P>::new(index, seeds);
+                let mut batch = self.batch::<P>();
+                let mut finder = BoardFinder::<P>::new(self.step.index, self.step.seeds);
                 for (d, bits) in dirty.iter().enumerate() {
                     if bits.load(Relaxed) == 0 {
                         continue;
@@ -285,41 +344,48 @@ pub(super) fn visit<L: Layout, const P: usize>(
                     while bits != 0 {
                         let block = dirty_index * 64 + bits.trailing_zeros() as usize;
                         bits &= bits - 1;
-                        let first = block * BLOCK_WORDS;
-                        let last = (first + BLOCK_WORDS).min(words.len());
-                        // Marked boards of the block. Other threads may
-                        // change the words meanwhile, but never a cell
-                        // with this generation's mark (they touch
-                        // undecided boards, and turn their own new marks
-                        // of the next generation to DONE), so one load
-                        // per word is enough.
-                        for (w, word) in (first..last).zip(&words[first..last]) {
-                            let word = word.load(Relaxed);
-                            let mut marked = L::fields_with_nibble(word, FREE_BIT, cur_mark);
-                            while marked != 0 {
-                                let shift = marked.trailing_zeros();
-                                marked &= marked - 1;
-                                let cell = L::decode(word, shift);
-                                let i = w as u64 * L::PER_WORD + u64::from(shift / L::BITS);
-                                state.set_done(i, cur_mark);
-                                let board =
-                                    finder.board(start + i).expect("index within the level");
-                                batch.tell_parents_of(board.packed(), cell.value < 0);
-                            }
-                        }
+                        self.block(block, current, &mut finder, &mut batch);
                     }
                 }
                 batch.apply();
-                next_of(batch)
+                self.finish(batch)
             })
             .flatten_iter()
-            .collect::<Vec<_>>(),
-    );
-    pool.end_generation();
-    frontier.lists = pool.pieces(segments);
-    frontier.parity = next;
-    Decided {
-        wins: wins.into_inner(),
-        losses: losses.into_inner(),
+            .collect()
+    }
+
+    /// Tells `batch` the parents of the boards of dirty block `block` that
+    /// bear generation `current`'s mark, and marks them done.
+    fn block<const P: usize>(
+        &self,
+        block: usize,
+        current: usize,
+        finder: &mut BoardFinder<'_, P>,
+        batch: &mut ParentBatch<L, P>,
+    ) {
+        let state = self.step.state;
+        let words = state.words();
+        let cur_mark = [MARK_A, MARK_B][current];
+        let first = block * BLOCK_WORDS;
+        let last = (first + BLOCK_WORDS).min(words.len());
+        // Marked boards of the block. Other threads may change the words
+        // meanwhile, but never a cell with this generation's mark (they
+        // touch undecided boards, and turn their own new marks of the next
+        // generation to DONE), so one load per word is enough.
+        for (w, word) in (first..last).zip(&words[first..last]) {
+            let word = word.load(Relaxed);
+            let mut marked = L::fields_with_nibble(word, FREE_BIT, cur_mark);
+            while marked != 0 {
+                let shift = marked.trailing_zeros();
+                marked &= marked - 1;
+                let cell = L::decode(word, shift);
+                let i = w as u64 * L::PER_WORD + u64::from(shift / L::BITS);
+                state.set_done(i, cur_mark);
+                let board = finder
+                    .board(state.start + i)
+                    .expect("index within the level");
+                batch.tell_parents_of(board.packed(), cell.value < 0);
+            }
+        }
     }
 }

@@ -16,7 +16,7 @@ use awari_dbformat::memory::huge::HugeArray;
 use awari_dbformat::BoardPacker;
 use rayon::prelude::*;
 
-use crate::cells::{Cell, Layout};
+use crate::cells::{Cell, Packing};
 use crate::lists::ListPool;
 
 /// Nibble of a board that is decided and whose parents have been told.
@@ -45,7 +45,7 @@ pub(super) fn with_free(code: u8, free: bool) -> u8 {
 /// Words per dirty bit (48 boards in the narrow layout). Small, so that a
 /// sparse frontier costs little to find: a generation scans one bit per block
 /// and 64 bytes per dirty block.
-pub const BLOCK_WORDS: usize = 8;
+pub(super) const BLOCK_WORDS: usize = 8;
 /// Words per task of the sequential passes.
 pub(super) const CHUNK_WORDS: usize = 1 << 13;
 /// Words per summary of the values boards may hold ([`State::summaries`]):
@@ -64,12 +64,12 @@ pub(super) fn may_hold(summary: u64, k: i8) -> bool {
 
 /// The per-board state of one partition, see the module docs of
 /// [`crate::retro`].
-pub(crate) struct State<L: Layout> {
+pub(crate) struct State<L: Packing> {
     /// The level index of the partition's first board.
     pub(super) start: u64,
     /// Boards in the partition.
     pub(super) size: u64,
-    /// The cells, [`Layout::PER_WORD`] to a word.
+    /// The cells, [`Packing::PER_WORD`] to a word.
     pub(super) words: HugeArray,
     /// Dirty blocks of the current and the next generation.
     pub(super) dirty: [Vec<AtomicU64>; 2],
@@ -89,7 +89,7 @@ pub(crate) struct State<L: Layout> {
     layout: std::marker::PhantomData<L>,
 }
 
-impl<L: Layout> State<L> {
+impl<L: Packing> State<L> {
     /// The state of boards `range` of a level, all cells zero, with frontier
     /// lists of `list_entries` per generation and, when `record_generations`,
     /// a generation per board.

@@ -43,9 +43,10 @@ use serde::{Deserialize, Serialize};
 use super::partition::Partitions;
 use super::state::State;
 use super::Stage;
-use crate::cells::Layout;
+use crate::cells::Packing;
 use crate::error::SolveError;
-use crate::mapped::{self, allocate, io};
+use awari_dbformat::memory::mapped::{self, allocate};
+use awari_dbformat::Error;
 
 /// The version of the work directory's layout (a manifest of another
 /// version is not resumed).
@@ -176,7 +177,7 @@ impl DiskStore {
         resident: usize,
         copies: u64,
     ) -> Result<(DiskStore, Option<Manifest>), SolveError> {
-        fs::create_dir_all(dir).map_err(io(dir))?;
+        fs::create_dir_all(dir).map_err(Error::io(dir))?;
         let count = partitions.count();
         let mut store = DiskStore {
             dir: dir.to_path_buf(),
@@ -283,7 +284,7 @@ impl DiskStore {
     ///
     /// # Errors
     /// A file that cannot be opened or mapped.
-    pub fn make_resident<L: Layout>(
+    pub fn make_resident<L: Packing>(
         &mut self,
         p: usize,
         states: &mut [State<L>],
@@ -305,7 +306,7 @@ impl DiskStore {
     ///
     /// # Errors
     /// A file that cannot be opened or mapped.
-    pub fn load<L: Layout>(&self, p: usize, state: &mut State<L>) -> Result<(), SolveError> {
+    pub fn load<L: Packing>(&self, p: usize, state: &mut State<L>) -> Result<(), SolveError> {
         if self.mapped.contains(&p) {
             return Ok(());
         }
@@ -318,7 +319,7 @@ impl DiskStore {
     }
 
     /// Unmaps `state`'s files (what was written stays in the files).
-    fn unload<L: Layout>(&self, state: &mut State<L>) {
+    fn unload<L: Packing>(&self, state: &mut State<L>) {
         state.words = HugeArray::zeroed(0);
         state.generations = None;
     }
@@ -361,7 +362,7 @@ impl DiskStore {
         self.name_files(summaries, manifest)?;
         let copy = self.dir.join(CHECKPOINT);
         if copy.exists() {
-            fs::remove_dir_all(&copy).map_err(io(&copy))?;
+            fs::remove_dir_all(&copy).map_err(Error::io(&copy))?;
         }
         Ok(())
     }
@@ -417,14 +418,14 @@ impl DiskStore {
             let path = self.dir.join(&name);
             File::open(&path)
                 .and_then(|f| f.sync_all())
-                .map_err(io(&path))?;
+                .map_err(Error::io(&path))?;
         }
         // (Written beside and renamed: the summaries named now stay whole
         // until the manifest names the new ones.)
         let tmp = self.dir.join("summaries.tmp");
         write_synced(&tmp, &summary_bytes(summaries))?;
         let path = self.dir.join("summaries");
-        fs::rename(&tmp, &path).map_err(io(&path))?;
+        fs::rename(&tmp, &path).map_err(Error::io(&path))?;
         self.write_manifest(Manifest {
             checkpoint: checkpoint.to_string(),
             ..manifest
@@ -436,7 +437,7 @@ impl DiskStore {
     /// syncs them and names the copy in the manifest.
     fn copy_files(&mut self, summaries: &[u64], manifest: Manifest) -> Result<(), SolveError> {
         let to = self.dir.join(CHECKPOINT);
-        fs::create_dir_all(&to).map_err(io(&to))?;
+        fs::create_dir_all(&to).map_err(Error::io(&to))?;
         for name in self.file_names() {
             copy(&self.dir.join(&name), &to.join(&name))?;
         }
@@ -453,7 +454,7 @@ impl DiskStore {
         let tmp = self.dir.join("manifest.json.tmp");
         write_synced(&tmp, &text)?;
         let path = self.dir.join("manifest.json");
-        fs::rename(&tmp, &path).map_err(io(&path))?;
+        fs::rename(&tmp, &path).map_err(Error::io(&path))?;
         self.manifest = manifest;
         Ok(())
     }
@@ -482,7 +483,7 @@ impl DiskStore {
 
     /// The summaries saved in file `path`.
     fn summaries_at(&self, path: &Path) -> Result<Vec<u64>, SolveError> {
-        let bytes = fs::read(path).map_err(io(path))?;
+        let bytes = fs::read(path).map_err(Error::io(path))?;
         if bytes.len() % 8 != 0 {
             return Err(SolveError::Invalid(format!(
                 "{}: {} bytes of summaries, not a whole number of u64s",
@@ -501,8 +502,56 @@ impl DiskStore {
     /// # Errors
     /// A file that cannot be removed.
     pub fn remove(self) -> Result<(), SolveError> {
-        fs::remove_dir_all(&self.dir).map_err(io(&self.dir))
+        fs::remove_dir_all(&self.dir).map_err(Error::io(&self.dir))?;
+        Ok(())
     }
+}
+
+/// Where the partitions' cells are between visits.
+pub(super) enum Store {
+    /// In memory, always at hand.
+    Memory,
+    /// In files, mapped while their partition is worked.
+    Disk(Box<DiskStore>),
+}
+
+/// The state of a level being solved: each partition's [`State`], and
+/// where their cells live.
+pub(super) struct LevelState<L: Packing> {
+    pub store: Store,
+    /// The partitions' states, in order (another rank's: its range only).
+    pub states: Vec<State<L>>,
+}
+
+impl<L: Packing> LevelState<L> {
+    /// Runs `f` on partition `p`, its cells (and generations) at hand.
+    ///
+    /// # Errors
+    /// A partition's file that cannot be opened or mapped.
+    pub fn with<R>(&mut self, p: usize, f: impl FnOnce(&State<L>) -> R) -> Result<R, SolveError> {
+        if let Store::Disk(disk) = &mut self.store {
+            disk.make_resident(p, &mut self.states)?;
+        }
+        Ok(f(&self.states[p]))
+    }
+
+    /// Makes a checkpoint of the partitions in the work directory, with
+    /// `manifest` (nothing with the partitions in memory).
+    ///
+    /// # Errors
+    /// As [`DiskStore::checkpoint`].
+    pub fn checkpoint(&mut self, manifest: Manifest) -> Result<(), SolveError> {
+        match &mut self.store {
+            Store::Memory => Ok(()),
+            Store::Disk(disk) => disk.checkpoint(&summaries(&self.states), manifest),
+        }
+    }
+}
+
+/// The summaries of every partition of `states`, in order, as a checkpoint
+/// saves them.
+pub(super) fn summaries<L: Packing>(states: &[State<L>]) -> Vec<u64> {
+    states.iter().flat_map(|s| s.summary_values()).collect()
 }
 
 /// The manifest in work directory `dir`, if one can be read.
@@ -533,11 +582,11 @@ fn summary_bytes(summaries: &[u64]) -> Vec<u8> {
 
 /// Removes the files of spilled mail (`mail-…`) a stopped run left in `dir`.
 fn remove_mail(dir: &Path) -> Result<(), SolveError> {
-    for entry in fs::read_dir(dir).map_err(io(dir))? {
-        let entry = entry.map_err(io(dir))?;
+    for entry in fs::read_dir(dir).map_err(Error::io(dir))? {
+        let entry = entry.map_err(Error::io(dir))?;
         if entry.file_name().to_string_lossy().starts_with("mail-") {
             let path = entry.path();
-            fs::remove_file(&path).map_err(io(&path))?;
+            fs::remove_file(&path).map_err(Error::io(&path))?;
         }
     }
     Ok(())
@@ -545,30 +594,34 @@ fn remove_mail(dir: &Path) -> Result<(), SolveError> {
 
 /// Empties directory `dir` of everything in it.
 fn clear_dir(dir: &Path) -> Result<(), SolveError> {
-    for entry in fs::read_dir(dir).map_err(io(dir))? {
-        let path = entry.map_err(io(dir))?.path();
+    for entry in fs::read_dir(dir).map_err(Error::io(dir))? {
+        let path = entry.map_err(Error::io(dir))?.path();
         let removed = if path.is_dir() {
             fs::remove_dir_all(&path)
         } else {
             fs::remove_file(&path)
         };
-        removed.map_err(io(&path))?;
+        removed.map_err(Error::io(&path))?;
     }
     Ok(())
 }
 
 /// Copies `from` to `to` and syncs the copy.
 fn copy(from: &Path, to: &Path) -> Result<(), SolveError> {
-    fs::copy(from, to).map_err(io(to))?;
-    File::open(to).and_then(|f| f.sync_all()).map_err(io(to))
+    fs::copy(from, to).map_err(Error::io(to))?;
+    File::open(to)
+        .and_then(|f| f.sync_all())
+        .map_err(Error::io(to))?;
+    Ok(())
 }
 
 /// Writes `bytes` to `path` and syncs it.
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), SolveError> {
-    let mut file = File::create(path).map_err(io(path))?;
+    let mut file = File::create(path).map_err(Error::io(path))?;
     file.write_all(bytes)
         .and_then(|()| file.sync_all())
-        .map_err(io(path))
+        .map_err(Error::io(path))?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The memory planning of `verify`: whether the levels it reads fit in
 //! memory, or go into files of a work directory, mapped.
 
+use awari_dbformat::capture_reaches;
 use std::path::PathBuf;
 
 use awari_dbformat::file::{self, LevelId, LevelReader};
@@ -169,7 +170,7 @@ pub(super) fn plan(
 /// those their captures reach.
 fn levels_read(wanted: &[u32], top: u32) -> Vec<u32> {
     (0..=top)
-        .filter(|&n| wanted.contains(&n) || n + 2 <= top)
+        .filter(|&n| wanted.contains(&n) || capture_reaches(top, n))
         .collect()
 }
 

@@ -2,6 +2,7 @@
 //! memory or its file), its lower bounds resolved, and checked when it is
 //! one this rank checks.
 
+use awari_dbformat::capture_reaches;
 use std::collections::BTreeMap;
 use std::error::Error;
 use std::sync::Arc;
@@ -64,7 +65,7 @@ impl Job<'_> {
         checks: &mut Vec<Checked>,
     ) -> Result<(), Box<dyn Error>> {
         let rules = self.tb.rules();
-        let needed_below = seeds + 2 <= self.top;
+        let needed_below = capture_reaches(self.top, seeds);
         // A level another rank checks is read here only for the levels above.
         let check = self.wanted.contains(&seeds) && self.checker[&seeds] == self.rank;
         if !check && !needed_below {

@@ -1,0 +1,243 @@
+//! How one level fits the memory budget: in memory or on disk, in how
+//! many partitions, with how many of them mapped at once, and with what
+//! frontier lists and mail ([`plan_memory`]).
+
+use awari_dbformat::file::Stored;
+use awari_dbformat::memory::PROCESS_BYTES;
+
+use crate::error::SolveError;
+use crate::memory::format_size;
+use crate::retro;
+
+use super::Options;
+
+/// How one level is solved within the memory budget.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct LevelPlan {
+    /// Frontier list entries per generation, over the whole level.
+    pub list_entries: u64,
+    /// Partitions wanted.
+    pub partitions: u64,
+    /// Whether their cells are kept in files.
+    pub on_disk: bool,
+    /// On disk: the partitions that fit in memory at once.
+    pub resident_partitions: usize,
+    /// On disk: the updates in transit held in memory, in bytes (the rest
+    /// wait in files).
+    pub mail_bytes: u64,
+    /// The memory this plan counts on, at most the budget.
+    pub memory_bytes: u64,
+}
+
+/// Memory per board of a level kept on disk for the dirty maps and
+/// summaries of every partition (a bit per 8 words and 8 bytes per 512
+/// words: under 0.01).
+const MAPS_BYTES_PER_BOARD: f64 = 1.0 / 64.0;
+
+/// Memory per board of a level kept on disk for the updates in transit
+/// between partitions that wait in memory; the rest wait in files of the
+/// work directory. (Over all of level 22 with 16 partitions, 2.8 updates per
+/// board cross, 22 bytes; a few percent of that in one generation; see
+/// docs/scaling.md.)
+const MAIL_BYTES_PER_BOARD: f64 = 7.0 / 64.0;
+
+/// Partitions on disk below which a level is not cut (each costs a mapping
+/// and a visit per generation).
+const MAX_DISK_PARTITIONS: u64 = 4096;
+
+/// How level `seeds` is solved within the budget: in memory when its state
+/// fits (unless `options.on_disk`), in `options.partitions` or one
+/// partition; else on disk, in as few partitions as the budget allows
+/// (or `options.partitions`). The frontier lists get the default share
+/// when it fits, fewer when not (slower, same values), none when only the
+/// fixed state fits.
+///
+/// # Errors
+/// [`SolveError::Memory`] up front when even the smallest plan exceeds the
+/// budget: the lower levels (`lower_bytes`, 0 when they are in files), the
+/// writer's working memory, the maps and mail of a level on disk, and one
+/// partition.
+pub(super) fn plan_memory(
+    seeds: u32,
+    boards: u64,
+    lower_bytes: u64,
+    options: &Options,
+) -> Result<LevelPlan, SolveError> {
+    let budget = options.memory;
+    let per_board = options.fixed_bytes_per_board(seeds);
+    // The writer's working memory when it chooses lower bounds (the
+    // encodings it weighs: 62 MiB measured at level 22).
+    let writer = if options.stored == Stored::Scores {
+        0
+    } else {
+        boards.min(64 << 20)
+    };
+    let base = lower_bytes + PROCESS_BYTES + writer;
+    let lists_within = |spare: u64| {
+        let affordable = spare / (retro::LIVE_GENERATIONS * retro::LIST_ENTRY_BYTES);
+        retro::default_list_entries(boards).min(affordable)
+    };
+    // In memory: the cells shrink to the values and free bits when the
+    // level is written, so the state covers both.
+    let in_memory = (boards as f64 * per_board) as u64 + base;
+    let list_bytes = |entries: u64| entries * retro::LIVE_GENERATIONS * retro::LIST_ENTRY_BYTES;
+    if in_memory <= budget && !options.on_disk {
+        let list_entries = lists_within(budget - in_memory);
+        return Ok(LevelPlan {
+            list_entries,
+            partitions: options.partitions.unwrap_or(1),
+            on_disk: false,
+            resident_partitions: usize::MAX,
+            mail_bytes: u64::MAX,
+            memory_bytes: in_memory + list_bytes(list_entries),
+        });
+    }
+    // On disk: the level's values, free bits and generations are
+    // assembled in files too (taking the page cache), so besides one
+    // partition's cells memory holds the maps and the mail.
+    let maps = (boards as f64 * MAPS_BYTES_PER_BOARD) as u64;
+    let mail = ((boards as f64 * MAIL_BYTES_PER_BOARD) as u64).max(1 << 20);
+    let fixed = base + maps + mail;
+    let partition_bytes = |k: u64| (boards.div_ceil(k) as f64 * per_board) as u64;
+    let partitions = match options.partitions {
+        Some(k) => k,
+        None => (1..=MAX_DISK_PARTITIONS)
+            .find(|&k| fixed + partition_bytes(k) <= budget)
+            .unwrap_or(MAX_DISK_PARTITIONS),
+    };
+    let needed = fixed + partition_bytes(partitions);
+    if needed > budget {
+        return Err(SolveError::Memory {
+            seeds,
+            boards,
+            state_bytes: per_board / partitions as f64,
+            lower: format_size(lower_bytes),
+            needed: format_size(needed),
+            budget: format_size(budget),
+        });
+    }
+    // The room left keeps more partitions mapped at once (each mapping
+    // pages its partition in again), before it goes to frontier lists.
+    let cells = partition_bytes(partitions);
+    let resident = (1 + (budget - needed) / cells.max(1)).min(partitions);
+    let spare = budget - needed - (resident - 1) * cells;
+    let list_entries = lists_within(spare);
+    Ok(LevelPlan {
+        list_entries,
+        partitions,
+        on_disk: true,
+        resident_partitions: resident as usize,
+        mail_bytes: mail,
+        memory_bytes: budget - spare + list_bytes(list_entries),
+    })
+}
+
+impl LevelPlan {
+    /// The lookups the initial pass may hold at once when it sorts them
+    /// (see `retro::SolveOptions::sorted_lookups`), within `budget`, for a
+    /// level on disk whose partitions' cells take `cells` bytes each: the
+    /// room the frontier lists and the mail take later (neither is used
+    /// yet) and the room of the mapped partitions' cells (written a window
+    /// at a time, their pages given back under the resident ceiling), less
+    /// a quarter of the budget (the ceiling's sixteenth; the pages read and
+    /// written; a window richer in captures than sized for, by up to an
+    /// eighth; the vectors of a group of chunks freed to the heap), at 24
+    /// bytes a lookup (16, and the board's cell and best value while its
+    /// window is open), and at least 64 MiB's worth. Each
+    /// window reads nearly every page of the lower levels (level 36: 31 GiB
+    /// of scores): the fewer, the better.
+    pub fn lookups_within(&self, budget: u64, cells: u64) -> usize {
+        let lists = self.list_entries * retro::LIVE_GENERATIONS * retro::LIST_ENTRY_BYTES;
+        let mapped = self.resident_partitions.min(self.partitions as usize) as u64 * cells;
+        let spare = budget.saturating_sub(self.memory_bytes) + lists + self.mail_bytes + mapped;
+        (spare.saturating_sub(budget / 4).max(64 << 20) / 24) as usize
+    }
+}
+
+/// The bytes a level file of `boards` boards is planned at: the 2.6 bits per
+/// board of levels 20..=24.
+pub(super) fn estimated_level_file_bytes(boards: u64) -> u64 {
+    boards * 26 / 80
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use awari_dbformat::file::WriteOptions;
+
+    use super::*;
+
+    fn options(memory: u64, certificate: bool) -> Options {
+        Options {
+            dir: PathBuf::from("unused"),
+            memory,
+            progress: false,
+            write: WriteOptions::default(),
+            certificate,
+            stored: Stored::LowerBounds,
+            partitions: None,
+            on_disk: false,
+            spare_disk: false,
+            work_dir: None,
+            checkpoint_seconds: None,
+        }
+    }
+
+    #[test]
+    fn the_budget_sizes_the_frontier_lists() {
+        let boards = 3_200_000u64;
+        let lower = 1_000_000u64;
+        // 8 bytes per 6 boards (the narrow cells), and the writer's working
+        // memory for lower bounds (a byte per board below 64 Mi boards).
+        let cells = (boards as f64 * 8.0 / 6.0) as u64;
+        let fixed = cells + lower + PROCESS_BYTES + boards;
+        let full = retro::default_list_entries(boards);
+        let list_bytes = 2 * retro::LIST_ENTRY_BYTES;
+        let plan = |budget: u64, certificate: bool| {
+            plan_memory(24, boards, lower, &options(budget, certificate))
+        };
+        let in_memory = |budget: u64, certificate: bool| {
+            let plan = plan(budget, certificate).unwrap();
+            assert!(!plan.on_disk && plan.partitions == 1, "{budget}: {plan:?}");
+            plan.list_entries
+        };
+        // Room for everything: the default share.
+        assert_eq!(in_memory(u64::MAX, false), full);
+        assert_eq!(in_memory(fixed + full * list_bytes, false), full);
+        // Room for half the lists: half of them.
+        assert_eq!(in_memory(fixed + full / 2 * list_bytes, false), full / 2);
+        // Room for the fixed state only: no lists, 1.333 bytes per board.
+        assert_eq!(in_memory(fixed, false), 0);
+        assert_eq!(retro::state_bytes_per_board(24, boards, 0), 8.0 / 6.0);
+        // Above 31 seeds, the wide cells: 8 bytes per 5 boards.
+        assert_eq!(retro::state_bytes_per_board(32, boards, 0), 1.6);
+        // A certificate needs 2 bytes more per board.
+        assert_eq!(in_memory(fixed + 2 * boards, true), 0);
+
+        // Less: the level goes to disk, in as few partitions as fit, more
+        // as the budget shrinks.
+        let on_disk = |budget: u64| {
+            let plan = plan(budget, false).unwrap();
+            assert!(plan.on_disk, "{budget}: {plan:?}");
+            plan.partitions
+        };
+        let two = on_disk(fixed - 1);
+        assert!(two >= 2, "{two} partitions");
+        let tighter = on_disk(fixed - cells / 2);
+        assert!(
+            tighter > two,
+            "{tighter} partitions for a smaller budget than {two}"
+        );
+        // Not even the smallest partitions fit: refused, naming what it needs.
+        let err = plan(lower + PROCESS_BYTES, false).unwrap_err();
+        assert!(matches!(err, SolveError::Memory { seeds: 24, .. }), "{err}");
+        assert!(err.to_string().contains("--memory"), "{err}");
+        // Forced to disk, the level goes there even when it fits.
+        let forced = Options {
+            on_disk: true,
+            ..options(u64::MAX, false)
+        };
+        assert!(plan_memory(24, boards, lower, &forced).unwrap().on_disk);
+    }
+}

@@ -1,0 +1,339 @@
+//! Building one missing level, phase by phase: its memory planned, the
+//! lower levels read, the level solved, its certificate and level file
+//! written while its statistics are counted, its report written, and its
+//! values kept for the levels above.
+
+use std::fs;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use awari_dbformat::file::{self, Stored};
+use awari_dbformat::level::scores::scores_in_file;
+use awari_dbformat::level::Values;
+use awari_dbformat::memory::resident;
+use indicatif::ProgressBar;
+
+use super::budget::{estimated_level_file_bytes, plan_memory, LevelPlan};
+use super::lower_source::scores_path;
+use super::plan::{cache_room, reached_bytes};
+use super::progress::progress_bar;
+use super::report::{io_delta, make_report_shell, stats_path, write_report, LevelReport};
+use super::{Build, Held};
+use crate::error::SolveError;
+use crate::memory::peak_resident;
+use crate::retro::{self, SolveOptions, SolvedLevel};
+use crate::stats::{self, Counts};
+
+impl Build<'_> {
+    /// Builds missing level `seeds` and gives its report to `report` (on
+    /// rank 0, which alone writes its files; the other ranks keep its
+    /// values for the levels above).
+    ///
+    /// # Errors
+    /// A level that does not fit in the budget (before any work on it), a
+    /// lower level that cannot be read, or a file that cannot be written.
+    pub(super) fn build_level(
+        &self,
+        held: &mut Held,
+        seeds: u32,
+        report: &mut impl FnMut(&LevelReport),
+    ) -> Result<(), SolveError> {
+        // (A level that spares the disk reads them only for what needs them.)
+        let spare_this = self.spare.contains(&seeds);
+        if !spare_this {
+            self.lower_levels.load_below(seeds, &mut held.lower)?;
+        }
+        // Solve, with the memory the last level's writing held given back.
+        file::release_contexts();
+        crate::memory::give_back_free_heap();
+        let boards = self.index.level_size(seeds);
+        let level_plan = self.plan_level(held, seeds, boards)?;
+        let started = Instant::now();
+        let io_before = crate::memory::disk_io();
+        let bar = progress_bar(self.options.progress, seeds, boards);
+        let solve_options = self.solve_options(seeds, boards, &level_plan);
+        let spares = spare_this && level_plan.on_disk;
+        let solved = self.solve(held, seeds, &bar, &solve_options, spares)?;
+        let solve_seconds = started.elapsed().as_secs_f64();
+        if !self.ranks.is_root() {
+            // Rank 0 writes the level; the others keep it for the levels above.
+            bar.finish_and_clear();
+            if self.read_above(seeds) {
+                held.lower.insert(seeds, Arc::new(solved.values));
+            }
+            return Ok(());
+        }
+        bar.set_message("writing");
+        // The statistics over all boards read the lower levels. A level
+        // that spares the disk counts them after its file is written and
+        // its cells removed, the scores read again then; the others while
+        // the file is written.
+        let (written, counts_stored, counts_all) =
+            self.write_and_count(held, seeds, &solved, !spares);
+        let written = written?;
+        // The level file is whole and named: its cells can go.
+        retro::remove_level_dir(&solve_options)?;
+        let counts_all = match counts_all {
+            Some(counts) => counts,
+            None => {
+                self.lower_levels.load_below(seeds, &mut held.lower)?;
+                bar.set_message("counting");
+                let values = &solved.values;
+                let room = resident::room(0);
+                stats::count_all(
+                    self.plan.rules,
+                    seeds,
+                    values,
+                    &held.lower,
+                    &counts_stored,
+                    room,
+                )
+            }
+        };
+        let tmp_report = LevelReport {
+            counts_stored,
+            counts_all,
+            state_bytes_per_board: retro::state_bytes_per_board(
+                seeds,
+                boards,
+                level_plan.list_entries,
+            ),
+            partitions: solved.partitions.count() as u64,
+            on_disk: level_plan.on_disk,
+            resumed_from_stage: solved.resumed_from_stage,
+            resumed_initial_boards: solved.resumed_initial_boards,
+            sorted_lookups: solve_options.sorted_lookups.is_some(),
+            ranks: solved.ranks.clone(),
+            ..make_report_shell(self.id(seeds), boards, solved.stages)
+        };
+        let seconds = started.elapsed().as_secs_f64();
+        bar.finish_and_clear();
+        let file_bytes = fs::metadata(&written).map(|m| m.len()).unwrap_or(0);
+        let (disk_read_bytes, disk_written_bytes) = io_delta(io_before);
+        let level_report = LevelReport {
+            seconds,
+            boards_per_second: boards as f64 / seconds.max(1e-9),
+            solve_seconds,
+            init_seconds: solved.init_seconds,
+            write_seconds: seconds - solve_seconds,
+            peak_memory_bytes: peak_resident().unwrap_or(0),
+            lower_levels_bytes: held.lower.bytes(),
+            lower_levels_in_files: self.lower_in_files,
+            file_bytes,
+            disk_read_bytes,
+            disk_written_bytes,
+            ..tmp_report
+        };
+        write_report(&stats_path(&written), &level_report)?;
+        report(&level_report);
+        self.keep_for_above(held, seeds, boards, Arc::new(solved.values))
+    }
+
+    /// How level `seeds` of `boards` boards is solved within the budget,
+    /// with the watch of mapped pages set for it and the disk checked for
+    /// its files.
+    ///
+    /// # Errors
+    /// A level that does not fit in the budget, or a disk without room.
+    fn plan_level(
+        &self,
+        held: &mut Held,
+        seeds: u32,
+        boards: u64,
+    ) -> Result<LevelPlan, SolveError> {
+        let options = self.options;
+        let lower_in_memory = if self.lower_in_files {
+            0
+        } else {
+            held.lower.bytes()
+        };
+        let level_plan = plan_memory(seeds, boards, lower_in_memory, options)?;
+        // Pages of mapped files are held within the budget too (one watch
+        // while any level needs it: the ceiling is the same for all).
+        if !(self.lower_in_files || level_plan.on_disk) {
+            held.watch = None;
+        } else if held.watch.is_none() {
+            held.watch = Some(resident::Watch::new(resident::ceiling_for(options.memory)));
+        }
+        // The level file (its temporary copy is renamed), at twice the bits
+        // per board of levels 20..=24 for room; with the lower levels in
+        // files, this level's scores too when a later level reads them.
+        let scores = self.lower_in_files && self.read_above(seeds);
+        crate::memory::check_free_disk(
+            seeds,
+            &options.dir,
+            "its level file",
+            2 * estimated_level_file_bytes(boards) + (64 << 20),
+        )?;
+        if scores {
+            crate::memory::check_free_disk(
+                seeds,
+                &self.work_dir,
+                "its scores for the levels above",
+                boards,
+            )?;
+        }
+        Ok(level_plan)
+    }
+
+    /// How the solver solves level `seeds` of `boards` boards as
+    /// `level_plan` has it.
+    fn solve_options(&self, seeds: u32, boards: u64, level_plan: &LevelPlan) -> SolveOptions {
+        let options = self.options;
+        // The bytes of the levels the initial pass reads (one per board),
+        // and what the page cache may hold beside the budget.
+        let reached_below = reached_bytes(self.plan, self.index, seeds);
+        let cache_room = cache_room(options);
+        SolveOptions {
+            record_generations: options.certificate,
+            list_entries: Some(level_plan.list_entries),
+            partitions: level_plan.partitions,
+            level_dir: level_plan.on_disk.then(|| self.level_dir(seeds)),
+            checkpoint_seconds: options.checkpoint_seconds.unwrap_or(60.0),
+            checkpoint_cost_multiple: if options.checkpoint_seconds.is_some() {
+                0.0
+            } else {
+                9.0
+            },
+            resident_partitions: level_plan.resident_partitions,
+            mail_bytes: level_plan.mail_bytes,
+            // On disk, with the lower levels in files larger than the page
+            // cache can hold beside the budget (level 36 here: 31 GiB of
+            // scores, about 10 GiB of cache), the initial pass reads the
+            // children in order: at random, most reads would wait for the
+            // disk one by one (measured: 18,000 a second, against 1.4 GB a
+            // second in order). Smaller, they are read at random, faster
+            // (level 22 in 250M: initial pass 15.8 s against 23.5 s sorted).
+            sorted_lookups: (level_plan.on_disk
+                && self.lower_in_files
+                && reached_below > cache_room)
+                .then(|| {
+                    let cells = boards.div_ceil(level_plan.partitions) as f64
+                        * options.fixed_bytes_per_board(seeds);
+                    level_plan.lookups_within(options.memory, cells as u64)
+                }),
+            // The cells stay, named as solved, until the level file is
+            // written: a run stopped while it writes resumes there.
+            keep_level_dir: true,
+            ..SolveOptions::default()
+        }
+    }
+
+    /// Solves level `seeds` with `solve_options`, the lower levels read
+    /// first. A level that `spares` the disk (on disk, which is short for
+    /// the lower levels' scores and the checkpoint together) reads them for
+    /// its initial pass only (unless a checkpoint shows it done) and gives
+    /// them back while the stages run (the checkpoint takes their room);
+    /// they are read again for the statistics, once the level file is
+    /// written and the cells are gone.
+    ///
+    /// # Errors
+    /// As [`retro::solve_level_on`], and a lower level that cannot be read.
+    fn solve(
+        &self,
+        held: &mut Held,
+        seeds: u32,
+        bar: &ProgressBar,
+        solve_options: &SolveOptions,
+        spares: bool,
+    ) -> Result<SolvedLevel, SolveError> {
+        let (rules, ranks) = (self.plan.rules, self.ranks);
+        if !spares {
+            self.lower_levels.load_below(seeds, &mut held.lower)?;
+            return retro::solve_level_on(rules, seeds, &held.lower, bar, solve_options, ranks);
+        }
+        let initialised = retro::has_checkpoint(rules, seeds, solve_options);
+        let mut resumed_initial_boards = 0;
+        if !initialised {
+            self.lower_levels.load_below(seeds, &mut held.lower)?;
+            resumed_initial_boards =
+                retro::initialise_on_disk(rules, seeds, &held.lower, bar, solve_options)?;
+        }
+        self.lower_levels.give_back(&mut held.lower)?;
+        bar.set_position(0);
+        let mut solved =
+            retro::solve_level_on(rules, seeds, &held.lower, bar, solve_options, ranks)?;
+        if !initialised {
+            // Initialised in this run (whole, or from a checkpoint of
+            // the pass), not resumed after it.
+            solved.resumed_from_stage = None;
+            solved.resumed_initial_boards = resumed_initial_boards;
+        }
+        Ok(solved)
+    }
+
+    /// Writes the certificate (when recorded) and the level file of
+    /// level `seeds`, `solved`, and counts its statistics meanwhile: over the stored
+    /// boards, and over all boards when `count_all`. Returns the level
+    /// file's path and the counts.
+    ///
+    /// The certificate goes before the level: the level's rename marks it
+    /// complete (with its statistics, written last). The writer leaves a
+    /// core idle now and then (one thread checks and writes the blocks),
+    /// and the counting fills it.
+    fn write_and_count(
+        &self,
+        held: &Held,
+        seeds: u32,
+        solved: &SolvedLevel,
+        count_all: bool,
+    ) -> (Result<PathBuf, SolveError>, Counts, Option<Counts>) {
+        let (options, rules) = (self.options, self.plan.rules);
+        let values = &solved.values;
+        let id = self.id(seeds);
+        let room_now = resident::room(0);
+        let (written, (counts_stored, counts_all)) = rayon::join(
+            || -> Result<PathBuf, SolveError> {
+                if let Some(g) = &solved.generations {
+                    file::write_certificate(&options.dir, id, g)?;
+                }
+                Ok(match options.stored {
+                    Stored::Scores => file::write_level(&options.dir, id, values, options.write)?,
+                    Stored::LowerBounds => {
+                        let free = solved.free.as_u64();
+                        file::write_level_bounded(&options.dir, id, values, free, options.write)?
+                    }
+                })
+            },
+            || {
+                let stored = stats::count_stored(values);
+                let all = count_all.then(|| {
+                    stats::count_all(rules, seeds, values, &held.lower, &stored, room_now)
+                });
+                (stored, all)
+            },
+        );
+        (written, counts_stored, counts_all)
+    }
+
+    /// Keeps the `values` of level `seeds` (`boards` boards) for the levels
+    /// above that read them: in a file of scores with the lower levels in
+    /// files, else in memory.
+    ///
+    /// # Errors
+    /// A file of scores that cannot be written.
+    fn keep_for_above(
+        &self,
+        held: &mut Held,
+        seeds: u32,
+        boards: u64,
+        values: Arc<Values>,
+    ) -> Result<(), SolveError> {
+        if !self.read_above(seeds) {
+            return Ok(());
+        }
+        if self.lower_in_files {
+            let copy = |out: &mut [i8]| {
+                out.copy_from_slice(&values);
+                Ok(())
+            };
+            let path = scores_path(&self.work_dir, self.id(seeds));
+            let scores = scores_in_file::<SolveError>(&path, boards, None, copy)?;
+            held.lower.insert(seeds, Arc::new(scores));
+        } else {
+            held.lower.insert(seeds, values);
+        }
+        Ok(())
+    }
+}

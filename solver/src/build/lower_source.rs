@@ -1,0 +1,137 @@
+//! The lower levels a level reads, from their level files as it needs
+//! them: decoded into memory, or into mapped files of scores in the work
+//! directory (read again by a build run again only when older than their
+//! level file).
+
+use awari_dbformat::capture_reaches;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use awari_dbformat::file::{self, LevelId, LevelReader};
+use awari_dbformat::level::Values;
+use awari_dbformat::memory::resident;
+use awari_dbformat::{Index, Rules};
+use indicatif::ProgressBar;
+
+use crate::error::SolveError;
+
+use awari_dbformat::level::scores::{decode_scores_into, scores_in_file};
+use awari_dbformat::Levels;
+
+/// The file of scores of level `id` in work directory `work_dir`.
+pub(super) fn scores_path(work_dir: &Path, id: LevelId) -> PathBuf {
+    work_dir.join(id.file_name()).with_extension("scores")
+}
+
+/// Where the lower levels are read from when a level needs them: their
+/// level files, decoded into memory or into files of scores.
+pub(super) struct LowerSource<'a> {
+    pub rules: Rules,
+    /// The database directory.
+    pub dir: &'a Path,
+    /// The levels of the plan, in order.
+    pub levels: &'a [u32],
+    /// The work directory, when the levels go to files of scores there
+    /// ([`scores_path`]).
+    pub scores_dir: Option<PathBuf>,
+    /// Show what is read on the terminal.
+    pub progress: bool,
+}
+
+impl LowerSource<'_> {
+    /// Loads into `lower`, in order, every level of the plan that a capture
+    /// from level `seeds` may reach (below `seeds - 1`) and that `lower`
+    /// does not hold. A file of scores newer than its level file is mapped
+    /// as it is (a build run again reads nothing twice).
+    ///
+    /// # Errors
+    /// A level file that is missing, corrupt or of other rules, or a file of
+    /// scores that cannot be written (a full disk).
+    pub fn load_below(&self, seeds: u32, lower: &mut Levels) -> Result<(), SolveError> {
+        let index = Index::for_pits(self.rules.pits());
+        for &s in self.levels.iter().filter(|&&s| capture_reaches(seeds, s)) {
+            if lower.has(s) {
+                continue;
+            }
+            let bar = if self.progress {
+                ProgressBar::new_spinner()
+            } else {
+                ProgressBar::hidden()
+            };
+            bar.set_message(format!(
+                "reading level {s} ({} boards) for the levels above",
+                index.level_size(s)
+            ));
+            bar.enable_steady_tick(std::time::Duration::from_millis(250));
+            let values = match &self.scores_dir {
+                Some(work_dir) => {
+                    let level = file::level_path(self.dir, self.id(s));
+                    let fill = |out: &mut [i8]| self.decode_into(s, lower, out);
+                    let scores = scores_path(work_dir, self.id(s));
+                    scores_in_file(&scores, index.level_size(s), Some(&level), fill)?
+                }
+                None => self.decode(s, lower)?,
+            };
+            bar.finish_and_clear();
+            lower.insert(s, Arc::new(values));
+        }
+        Ok(())
+    }
+
+    /// Gives back every level `lower` holds, removing their files of scores.
+    ///
+    /// # Errors
+    /// A file that cannot be removed.
+    pub fn give_back(&self, lower: &mut Levels) -> Result<(), SolveError> {
+        for &s in self.levels {
+            if lower.has(s) {
+                lower.remove(s);
+                if let Some(work_dir) = &self.scores_dir {
+                    let path = scores_path(work_dir, self.id(s));
+                    fs::remove_file(&path).map_err(awari_dbformat::Error::io(&path))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The values of level `seeds`, decoded into memory (lower bounds
+    /// resolved from the levels below, which `lower` holds).
+    ///
+    /// # Errors
+    /// As [`LowerSource::load_below`].
+    pub fn decode(&self, seeds: u32, lower: &Levels) -> Result<Values, SolveError> {
+        let index = Index::for_pits(self.rules.pits());
+        let path = file::level_path(self.dir, self.id(seeds));
+        let mut values = Values::try_zeroed(index.level_size(seeds))
+            .map_err(awari_dbformat::Error::io(&path))?;
+        self.decode_into(seeds, lower, &mut values)?;
+        Ok(values)
+    }
+
+    /// Decodes level `seeds` into `out`, one byte per board, lower bounds
+    /// resolved from the levels below, which `lower` holds.
+    fn decode_into(&self, seeds: u32, lower: &Levels, out: &mut [i8]) -> Result<(), SolveError> {
+        let path = file::level_path(self.dir, self.id(seeds));
+        let reader = LevelReader::open_expecting(&path, self.id(seeds))?;
+        // Captures reach every level below seeds - 1, all loaded. They are
+        // looked up at random: under a resident ceiling, in passes that each
+        // read a share of the lower levels the room holds (read all at once,
+        // level 34 here would take hours of pages given back and faulted in
+        // again), the decoded values beside them.
+        // (Mapped from a file, `out` is touched in order: when its pages
+        // fill the room the watch gives them back with the share's, which
+        // are mapped again from the page cache in a second or so. So no room
+        // is kept for it: the passes stay few.)
+        decode_scores_into(&reader, lower, out, resident::room(0))?;
+        Ok(())
+    }
+
+    fn id(&self, seeds: u32) -> LevelId {
+        LevelId {
+            rules: self.rules,
+            seeds,
+        }
+    }
+}

@@ -1,0 +1,285 @@
+//! Every level of a plan as planned before any work (`awari-solve
+//! --plan`): in memory or on disk, with what memory and disk, in about how
+//! long, or why it cannot be built ([`plan_levels`]).
+
+use awari_dbformat::capture_reaches;
+use std::path::PathBuf;
+
+use awari_dbformat::file::LevelId;
+use awari_dbformat::Index;
+use serde::Serialize;
+
+use super::budget::{estimated_level_file_bytes, plan_memory, LevelPlan};
+use super::{is_complete, last_missing, lower_levels_in_files, Options, Plan};
+use crate::memory::format_size;
+use crate::retro;
+
+/// How one level of a plan is to be built, as planned before any work
+/// (`awari-solve --plan`).
+#[derive(Clone, Debug, Serialize)]
+pub struct PlannedLevel {
+    pub seeds: u32,
+    pub boards: u64,
+    /// Complete already: nothing to do.
+    pub present: bool,
+    /// Its partitions' cells in files of the work directory.
+    pub on_disk: bool,
+    /// The lower levels read from mapped files of scores.
+    pub lower_levels_in_files: bool,
+    /// On disk, with the lower levels in files: their scores are given back
+    /// while the stages run, because the disk cannot hold them beside the
+    /// level's checkpoint (they are read again from the level files for
+    /// the statistics: a little time for much disk).
+    pub spare_disk: bool,
+    /// The partitions the level is solved in.
+    pub partitions: u64,
+    /// On disk: the partitions kept mapped at once.
+    pub resident_partitions: Option<u64>,
+    /// The memory the plan counts on (at most the budget).
+    pub memory_bytes: u64,
+    /// The disk the level takes while it is built: its work directory (the
+    /// partitions and their checkpoint, or the partitions and the level's
+    /// assembled values), the files of
+    /// scores of the lower levels, and its level file (at the 2.6 bits per
+    /// board of levels 20..=24).
+    pub disk_bytes: u64,
+    /// The time estimated from the rates measured on 2 cores (in memory,
+    /// on disk; docs/scaling.md), scaled to the threads, and slowed when
+    /// the lower levels are files the page cache cannot hold.
+    pub estimated_seconds: f64,
+    /// Why the level cannot be built within the budget, if it cannot.
+    pub refused: Option<String>,
+}
+
+/// Boards per second of a level solved in memory, as measured for levels
+/// 20..=24 on a 2-core machine (6.0-7.5 M: docs/performance.md).
+const IN_MEMORY_BOARDS_PER_SECOND: f64 = 6.0e6;
+
+/// Boards per second of a level on disk, one partition mapped at a time,
+/// as measured for level 22 in `--memory 300M` and level 24 in `600M` (2
+/// partitions each) on a 2-core machine (4.39 M and 4.23 M:
+/// docs/performance.md).
+const ON_DISK_BOARDS_PER_SECOND: f64 = 4.2e6;
+
+/// The bytes of the levels of `plan` that the captures of level `seeds`
+/// reach (one per board: levels up to `seeds - 2`).
+pub(super) fn reached_bytes(plan: &Plan, index: &Index, seeds: u32) -> u64 {
+    plan.levels
+        .iter()
+        .filter(|&&s| capture_reaches(seeds, s))
+        .map(|&s| index.level_size(s))
+        .sum()
+}
+
+/// What the page cache may hold beside `options`' memory budget (0 where
+/// the available memory is unknown).
+pub(super) fn cache_room(options: &Options) -> u64 {
+    crate::memory::available().map_or(0, |a| a.saturating_sub(options.memory))
+}
+
+/// How many times slower a level is built when the lower levels its
+/// captures reach are files larger than the page cache can hold beside the
+/// budget: their reads then wait for the disk. Levels 32 and 33 of the
+/// 36-seed game, in memory with the lower levels in files (9.8 and 18.4 GB
+/// of scores, about 10 GiB of cache beside `--memory 14G`), were built at
+/// 1.41 and 1.63 M boards/s, against the 6.0 M of levels 20..=24 (measured
+/// beside other work at nice 19: docs/scaling.md).
+const BEYOND_CACHE_SLOWDOWN: f64 = 4.0;
+
+/// The plan of every level of `plan` within `options`' budgets, before any
+/// work: how it would be built, with what memory and disk, in about how
+/// long.
+pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
+    let last_missing = last_missing(plan, options);
+    let planner = Planner {
+        plan,
+        options,
+        index: Index::for_pits(plan.rules.pits()),
+        last_missing,
+        lower_in_files: lower_levels_in_files(plan, options, last_missing),
+        threads: rayon::current_num_threads() as f64,
+        cache_room: cache_room(options),
+        work_dir: options.work_dir(),
+    };
+    // The free disk, less the level files planned before each level. What
+    // the work directory holds already (files of scores, the partitions of
+    // a stopped level) is counted in what the levels need, so it counts as
+    // free here too (a build run again is not refused for its own files).
+    let held = retro::dir_bytes(&planner.work_dir);
+    let mut free_disk = crate::memory::free_disk(&planner.work_dir).map(|free| free + held);
+    plan.levels
+        .iter()
+        .map(|&seeds| planner.level(seeds, &mut free_disk))
+        .collect()
+}
+
+/// What holds for every level of a plan being planned.
+struct Planner<'a> {
+    plan: &'a Plan,
+    options: &'a Options,
+    index: &'static Index,
+    /// The highest level that is not complete.
+    last_missing: Option<u32>,
+    /// Whether the lower levels go to files of scores.
+    lower_in_files: bool,
+    /// The threads that would build.
+    threads: f64,
+    /// What the page cache may hold beside the budget.
+    cache_room: u64,
+    /// The work directory of every level.
+    work_dir: PathBuf,
+}
+
+impl Planner<'_> {
+    /// The plan of level `seeds`, where `free_disk` is free before it (less
+    /// its level file after it, when it is built).
+    fn level(&self, seeds: u32, free_disk: &mut Option<u64>) -> PlannedLevel {
+        let boards = self.index.level_size(seeds);
+        let present = is_complete(LevelId::new(self.plan.rules, seeds), self.options);
+        let row = PlannedLevel {
+            seeds,
+            boards,
+            present,
+            on_disk: false,
+            lower_levels_in_files: self.lower_in_files && !present,
+            spare_disk: false,
+            partitions: 1,
+            resident_partitions: None,
+            memory_bytes: 0,
+            disk_bytes: 0,
+            estimated_seconds: 0.0,
+            refused: None,
+        };
+        if present {
+            return row;
+        }
+        // The lower levels held (or kept in files) while this one is built.
+        let lower: u64 = self
+            .plan
+            .levels
+            .iter()
+            .filter(|&&s| s < seeds && self.last_missing.is_some_and(|m| capture_reaches(m, s)))
+            .map(|&s| self.index.level_size(s))
+            .sum();
+        let lower_in_memory = if self.lower_in_files { 0 } else { lower };
+        match plan_memory(seeds, boards, lower_in_memory, self.options) {
+            Ok(p) => self.missing(row, &p, lower, free_disk),
+            Err(err) => PlannedLevel {
+                refused: Some(err.to_string()),
+                ..row
+            },
+        }
+    }
+
+    /// `row` of a missing level, planned as `p` with `lower` bytes of
+    /// lower levels: its disk (refused when more than `free_disk`, which
+    /// then loses its level file) and its time.
+    fn missing(
+        &self,
+        row: PlannedLevel,
+        p: &LevelPlan,
+        lower: u64,
+        free_disk: &mut Option<u64>,
+    ) -> PlannedLevel {
+        let (seeds, boards) = (row.seeds, row.boards);
+        let level_file = estimated_level_file_bytes(boards);
+        let scores = if self.lower_in_files { lower } else { 0 };
+        let cells = (boards as f64 * self.options.fixed_bytes_per_board(seeds)) as u64;
+        let disk = DiskNeeds {
+            cells,
+            values: boards + boards / 8,
+            scores,
+            level_file,
+        };
+        let spare = p.on_disk
+            && scores > 0
+            && (self.options.spare_disk
+                || free_disk.is_some_and(|free| disk.holding_scores() > free));
+        let mut row = PlannedLevel {
+            on_disk: p.on_disk,
+            partitions: p.partitions,
+            resident_partitions: p.on_disk.then_some(p.resident_partitions as u64),
+            memory_bytes: p.memory_bytes,
+            spare_disk: spare,
+            disk_bytes: match (p.on_disk, spare) {
+                (false, _) => scores + level_file,
+                (true, false) => disk.holding_scores(),
+                (true, true) => disk.sparing_scores(),
+            },
+            estimated_seconds: self.estimated_seconds(seeds, boards, p.on_disk),
+            ..row
+        };
+        if let Some(free) = *free_disk {
+            if row.disk_bytes > free {
+                row.refused = Some(format!(
+                    "level {seeds} needs about {} of disk in {}, {} free",
+                    format_size(row.disk_bytes),
+                    self.work_dir.display(),
+                    format_size(free)
+                ));
+            }
+            *free_disk = Some(free.saturating_sub(level_file));
+        }
+        row
+    }
+
+    /// The seconds level `seeds` of `boards` boards takes, in memory or
+    /// `on_disk`: the rates measured on 2 cores scaled to the threads, and
+    /// slowed when the levels its captures reach (one byte per board) are
+    /// read from files larger than the page cache can hold.
+    fn estimated_seconds(&self, seeds: u32, boards: u64, on_disk: bool) -> f64 {
+        let reached = reached_bytes(self.plan, self.index, seeds);
+        let slowdown = if self.lower_in_files && reached > self.cache_room {
+            BEYOND_CACHE_SLOWDOWN
+        } else {
+            1.0
+        };
+        let rate = if on_disk {
+            ON_DISK_BOARDS_PER_SECOND
+        } else {
+            IN_MEMORY_BOARDS_PER_SECOND
+        } / slowdown;
+        boards as f64 / (rate * self.threads / 2.0)
+    }
+}
+
+/// The disk a level on disk takes, from the bytes of what it keeps there.
+#[derive(Clone, Copy)]
+struct DiskNeeds {
+    /// The partitions' cells (their checkpoint takes as much again).
+    cells: u64,
+    /// The level's values and free bits, assembled for the writer.
+    values: u64,
+    /// The lower levels' files of scores.
+    scores: u64,
+    /// The level file.
+    level_file: u64,
+}
+
+impl DiskNeeds {
+    /// The most the level takes at once with the lower levels' scores held
+    /// throughout: the cells and their checkpoint while the stages run, the
+    /// cells, the assembled values (the checkpoint gone) and the level file
+    /// as it is written (the cells kept until it is whole).
+    fn holding_scores(&self) -> u64 {
+        self.scores + (2 * self.cells).max(self.writing())
+    }
+
+    /// The same with the scores given back while the stages run: the
+    /// scores and the cells in the initial pass, the cells and their
+    /// checkpoint in the stages, the cells, the values and the level file
+    /// as it is written, then the values, the scores read again for the
+    /// statistics and the level file (the cells gone).
+    fn sparing_scores(&self) -> u64 {
+        (self.scores + self.cells)
+            .max(2 * self.cells)
+            .max(self.writing())
+            .max(self.values + self.scores + self.level_file)
+    }
+
+    /// What the level takes while its file is written: the cells, the
+    /// assembled values and the level file.
+    fn writing(&self) -> u64 {
+        self.cells + self.values + self.level_file
+    }
+}

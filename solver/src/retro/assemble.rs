@@ -1,0 +1,140 @@
+//! The level's values, free bits and generations assembled from its
+//! partitions', three ways: a single partition in memory gives its own
+//! arrays; several in memory are copied into new ones (and, with several
+//! ranks, each rank's own are merged on every rank); on disk, they are
+//! copied into files of the level's directory, which take the page cache,
+//! not memory the budget has no room for.
+
+use awari_dbformat::level::{Generations, Values};
+use awari_dbformat::memory::huge::HugeArray;
+
+use super::solve::Level;
+use super::state::State;
+use super::store::{LevelState, Store};
+use crate::cells::Packing;
+use crate::error::SolveError;
+
+/// A level's values, free bits and (when recorded) generations.
+pub(super) type Assembled = (Values, HugeArray, Option<Generations>);
+
+/// The values, free bits and generations of the whole of `level` from the
+/// partitions of `work`, on every rank; the level's directory is removed
+/// once they are read, unless the options keep it.
+///
+/// # Errors
+/// A partition's file that cannot be mapped, or a file of the level's
+/// arrays that cannot be made (a full disk).
+pub(super) fn level_values<L: Packing>(
+    level: &Level,
+    work: LevelState<L>,
+) -> Result<Assembled, SolveError> {
+    let LevelState { store, states } = work;
+    match store {
+        Store::Memory if level.ranks.size() > 1 => across_ranks(level, states),
+        Store::Memory => in_memory(states, level, |_| true),
+        Store::Disk(disk) => {
+            let assembled = assemble(
+                states,
+                level.seeds,
+                level.boards,
+                |_| true,
+                |p, state| disk.load(p, state),
+                |name, bytes| disk.array(name, bytes),
+            )?;
+            if !level.options.keep_level_dir {
+                disk.remove()?;
+            }
+            Ok(assembled)
+        }
+    }
+}
+
+/// Each rank's own partitions in arrays of zeros, then the whole level on
+/// every rank.
+fn across_ranks<L: Packing>(level: &Level, states: Vec<State<L>>) -> Result<Assembled, SolveError> {
+    let ranks = level.ranks;
+    let (mut values, mut free, mut generations) = in_memory(states, level, |p| level.owns(p))?;
+    ranks.or_bytes(values.bytes_mut());
+    ranks.or_bytes(&mut free);
+    if level.options.record_generations {
+        // (Made here by a rank that owns no partition: every rank
+        // must take part.)
+        let g = generations.get_or_insert_with(|| Generations::zeroed(level.boards));
+        ranks.or_bytes(g.bytes_mut());
+    }
+    Ok((values, free, generations))
+}
+
+/// [`assemble`] of the partitions in memory that are `ours`.
+fn in_memory<L: Packing>(
+    states: Vec<State<L>>,
+    level: &Level,
+    ours: impl Fn(usize) -> bool,
+) -> Result<Assembled, SolveError> {
+    assemble(
+        states,
+        level.seeds,
+        level.boards,
+        ours,
+        |_, _| Ok(()),
+        |_, bytes| Ok(HugeArray::zeroed(bytes)),
+    )
+}
+
+/// The values, free bits and generations of the whole level from those of
+/// its partitions (in order) that are `ours`, each made at hand by `load`
+/// first, into arrays of zeros that `array(name, bytes)` makes; a single
+/// partition in memory gives its own arrays.
+fn assemble<L: Packing>(
+    mut states: Vec<State<L>>,
+    seeds: u32,
+    boards: u64,
+    ours: impl Fn(usize) -> bool,
+    load: impl Fn(usize, &mut State<L>) -> Result<(), SolveError>,
+    array: impl Fn(&str, usize) -> Result<HugeArray, SolveError>,
+) -> Result<Assembled, SolveError> {
+    let in_memory = states
+        .iter()
+        .all(|s| s.words.len() == State::<L>::word_bytes(s.size));
+    if states.len() == 1 && in_memory && ours(0) {
+        let mut state = states.pop().expect("one partition");
+        let generations = state.generations.take();
+        let (values, free) = state.into_values(seeds);
+        return Ok((values, free, generations));
+    }
+    // The level's statistics read the values at random (a child of an
+    // unstored board): see `HugeArray::advise_random`.
+    let values = array("level-values", boards as usize)?;
+    values.advise_random();
+    let mut values = Values::from_array(values);
+    let mut free = array("level-free", 8 * boards.div_ceil(64) as usize)?;
+    let mut generations: Option<Generations> = None;
+    for (p, mut state) in states.into_iter().enumerate() {
+        if !ours(p) {
+            continue;
+        }
+        load(p, &mut state)?;
+        let range = state.range();
+        let (start, end) = (range.start as usize, range.end as usize);
+        if let Some(own) = state.generations.take() {
+            if generations.is_none() {
+                let bytes = 2 * boards as usize;
+                generations = Some(Generations::from_array(array("level-generations", bytes)?));
+            }
+            let all = generations.as_mut().expect("made above");
+            all[start..end].copy_from_slice(&own);
+        }
+        // Read, not made in place (as `State::into_values` does): a
+        // partition's files stay the state to resume from until the level
+        // file is written. A partition starts at a multiple of 64 boards:
+        // its free words follow the ones before.
+        let at = start / 8;
+        let free_bytes = 8 * (end - start).div_ceil(64);
+        state.values_into(
+            seeds,
+            &mut values[start..end],
+            &mut free[at..at + free_bytes],
+        );
+    }
+    Ok((values, free, generations))
+}

@@ -1,0 +1,240 @@
+//! Solving one level, phase by phase: its partitions set up (in memory, or
+//! in files of the level's directory with the checkpoint found there), the
+//! initial pass run or resumed ([`super::checkpoint`]), the stages run
+//! ([`super::stage_loop`]), and the level's values assembled from its
+//! partitions' ([`super::assemble`]).
+
+use awari_dbformat::cluster::{OneProcess, Ranks};
+use awari_dbformat::file::LevelId;
+use awari_dbformat::{with_pits, Index, Rules};
+use indicatif::ProgressBar;
+
+use super::checkpoint::{self, Checkpoints};
+use super::stage::Step;
+use super::state::State;
+use super::store::{self, DiskStore, LevelState, Manifest, Store};
+use super::{assemble, default_list_entries, exchange, identity, layout_for, stage_loop};
+use super::{Partitions, SolveOptions, SolvedLevel};
+use crate::cells::{CellLayout, Narrow, Packing, Wide};
+use crate::error::SolveError;
+use awari_dbformat::Levels;
+
+/// What [`solve`] is asked: the arguments of [`super::solve_level`].
+#[derive(Clone, Copy)]
+pub(super) struct Job<'a> {
+    pub rules: Rules,
+    pub seeds: u32,
+    pub lower: &'a Levels,
+    pub progress: &'a ProgressBar,
+    pub options: &'a SolveOptions,
+    pub layout: CellLayout,
+    pub ranks: &'a dyn Ranks,
+    /// Stop after the initial pass ([`super::initialise_on_disk`]).
+    pub init_only: bool,
+}
+
+impl<'a> Job<'a> {
+    /// Level `seeds` solved in full in one process, in the cell layout
+    /// `options` asks for.
+    pub fn new(
+        rules: Rules,
+        seeds: u32,
+        lower: &'a Levels,
+        progress: &'a ProgressBar,
+        options: &'a SolveOptions,
+    ) -> Job<'a> {
+        Job {
+            rules,
+            seeds,
+            lower,
+            progress,
+            options,
+            layout: layout_for(seeds, options),
+            ranks: &OneProcess,
+            init_only: false,
+        }
+    }
+}
+
+/// Runs `job` in its cell layout. The initial pass and the propagation are
+/// compiled for one cell layout and one board size at a time (see
+/// `awari_dbformat::Parents`).
+pub(super) fn run(job: Job) -> Result<Option<SolvedLevel>, SolveError> {
+    match job.layout {
+        CellLayout::Narrow => with_pits!(job.rules.pits(), P => solve::<Narrow, P>(job)),
+        CellLayout::Wide => with_pits!(job.rules.pits(), P => solve::<Wide, P>(job)),
+    }
+}
+
+/// A level being solved: what was asked, and how the level is cut.
+pub(super) struct Level<'a> {
+    pub rules: Rules,
+    pub seeds: u32,
+    pub index: &'static Index,
+    /// The boards of the level.
+    pub boards: u64,
+    pub lower: &'a Levels,
+    pub progress: &'a ProgressBar,
+    pub options: &'a SolveOptions,
+    pub ranks: &'a dyn Ranks,
+    /// At least one partition per rank.
+    pub partitions: Partitions,
+    /// What the level's directory holds before any stage
+    /// ([`super::identity`]).
+    pub identity: Manifest,
+}
+
+impl<'a> Level<'a> {
+    fn new(job: &Job<'a>) -> Level<'a> {
+        let index = Index::for_pits(job.rules.pits());
+        let boards = index.level_size(job.seeds);
+        let wanted = job.options.partitions.max(job.ranks.size() as u64);
+        let partitions = Partitions::new(boards, wanted);
+        Level {
+            rules: job.rules,
+            seeds: job.seeds,
+            index,
+            boards,
+            lower: job.lower,
+            progress: job.progress,
+            options: job.options,
+            ranks: job.ranks,
+            partitions,
+            identity: identity(
+                LevelId::new(job.rules, job.seeds),
+                job.options,
+                job.layout,
+                partitions,
+            ),
+        }
+    }
+
+    /// The number of partitions.
+    pub fn count(&self) -> usize {
+        self.partitions.count()
+    }
+
+    /// Whether partition `p` is this rank's (all are in one process).
+    pub fn owns(&self, p: usize) -> bool {
+        self.ranks.owns(p, self.count())
+    }
+
+    /// This rank's partitions, in order.
+    pub fn own_partitions(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.count()).filter(|&p| self.owns(p))
+    }
+
+    /// Partition `state` at generation `generation` of stage `k`.
+    pub fn step<'s, L: Packing>(
+        &'s self,
+        state: &'s State<L>,
+        k: i8,
+        generation: u32,
+    ) -> Step<'s, L> {
+        Step {
+            rules: self.rules,
+            seeds: self.seeds,
+            index: self.index,
+            state,
+            k,
+            generation,
+            progress: self.progress,
+        }
+    }
+}
+
+/// Solves `job` in cells of layout `L`, for boards of `P` pits per side
+/// (the rules' own); `None` when only the initial pass was asked.
+fn solve<L: Packing, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, SolveError> {
+    let level = Level::new(&job);
+    let traffic_before = level.ranks.figures();
+    let (mut work, resumed) = set_up::<L>(&level, job.init_only)?;
+    let start = checkpoint::start::<L, P>(&level, &mut work, resumed.as_ref(), job.init_only)?;
+    let Some(start) = start else {
+        return Ok(None);
+    };
+    // Resumed from the files themselves: their copy, before they change.
+    if let Store::Disk(disk) = &mut work.store {
+        disk.ensure_copy()?;
+    }
+    let mut checkpoints = Checkpoints::new(start.last_checkpoint_seconds);
+    let mut stages = start.stages;
+    let updates_to_ranks = stage_loop::run_stages::<L, P>(
+        &level,
+        &mut work,
+        start.first_k,
+        &mut stages,
+        start.init_seconds,
+        &mut checkpoints,
+    )?;
+    checkpoint::finish(&level, &mut work, &stages, start.init_seconds)?;
+    level.progress.set_message("done");
+    let (values, free, generations) = assemble::level_values(&level, work)?;
+    Ok(Some(SolvedLevel {
+        values,
+        ranks: exchange::rank_figures(&level, traffic_before, updates_to_ranks),
+        free,
+        stages,
+        init_seconds: start.init_seconds,
+        generations,
+        partitions: level.partitions,
+        resumed_from_stage: resumed.filter(|m| !m.is_initial()).map(|m| m.next_k),
+        resumed_initial_boards: start.resumed_initial_boards,
+    }))
+}
+
+/// The level's partitions: their cells in memory, or in files of the
+/// level's directory (opened there with the checkpoint it holds, if any,
+/// which is returned too). Another rank's partitions get their range only.
+fn set_up<L: Packing>(
+    level: &Level,
+    init_only: bool,
+) -> Result<(LevelState<L>, Option<Manifest>), SolveError> {
+    let (store, resumed) = open_store::<L>(level, init_only)?;
+    let list_entries = level
+        .options
+        .list_entries
+        .unwrap_or_else(|| default_list_entries(level.boards));
+    let lists_each = list_entries.div_ceil(level.count() as u64);
+    let pits = level.rules.pits();
+    let states = (0..level.count())
+        .map(|p| {
+            let range = level.partitions.range(p);
+            match store {
+                _ if !level.owns(p) => State::unloaded(range, 0, pits),
+                Store::Memory => {
+                    State::new(range, lists_each, pits, level.options.record_generations)
+                }
+                Store::Disk(_) => State::unloaded(range, lists_each, pits),
+            }
+        })
+        .collect();
+    Ok((LevelState { store, states }, resumed))
+}
+
+/// Where the partitions' cells live: in memory without a work directory,
+/// else in its files (with the checkpoint found there, if any).
+fn open_store<L: Packing>(
+    level: &Level,
+    init_only: bool,
+) -> Result<(Store, Option<Manifest>), SolveError> {
+    let Some(dir) = &level.options.level_dir else {
+        return Ok((Store::Memory, None));
+    };
+    let partitions = level.partitions;
+    let word_bytes = |p: usize| {
+        let range = partitions.range(p);
+        State::<L>::word_bytes(range.end - range.start)
+    };
+    let (disk, resumed) = DiskStore::open(
+        dir,
+        level.identity.clone(),
+        partitions,
+        word_bytes,
+        level.options.resident_partitions,
+        // (After the initial pass alone, the checkpoint's copy is
+        // made when the level goes on: see `initialise_on_disk`.)
+        if init_only { 1 } else { store::COPIES },
+    )?;
+    Ok((Store::Disk(Box::new(disk)), resumed))
+}
