@@ -405,10 +405,10 @@ impl Tablebase {
         }
         if decoded.iter().all(Option::is_some) {
             let lower = |s: u32| &decoded[s as usize].expect("every level below is decoded")[..];
-            file::resolve_level_in(self.rules, seeds, first, values, lower, &[]);
+            file::resolve_level_in(LevelId::new(self.rules, seeds), first, values, lower, &[]);
             return Ok(());
         }
-        file::resolve_level(self.rules, seeds, first, values, |child| {
+        file::resolve_level(LevelId::new(self.rules, seeds), first, values, |child| {
             self.stored_score(child)
         })
     }

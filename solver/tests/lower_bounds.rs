@@ -118,7 +118,7 @@ fn lower_bounds_read_back_as_the_scores_once_resolved() {
                     assert_eq!(score, Score::new(values[i]), "{id:?} board {i}");
                 }
                 // The whole level at once, as the solver and verify do.
-                file::resolve_level(rules, n as u32, 0, &mut read, |child| {
+                file::resolve_level(LevelId::new(rules, n as u32), 0, &mut read, |child| {
                     let level = &levels[child.seeds() as usize].0;
                     Ok::<_, ()>(Score::new(level[index.rank(child).unwrap() as usize]))
                 })

@@ -140,18 +140,18 @@ pub fn resolve<E>(
 const RESOLVE_CHUNK: usize = 1 << 16;
 
 /// Turns the stored lower bounds of boards `first .. first + values.len()`
-/// of level `seeds` (index order) into scores, in place and in parallel;
+/// of `level` (index order) into scores, in place and in parallel;
 /// `child_score` gives the score of any board of a lower level.
 ///
 /// # Errors
 /// The first error of `child_score` met (the values are then partly resolved).
 pub fn resolve_level<E: Send>(
-    rules: Rules,
-    seeds: u32,
+    level: LevelId,
     first: u64,
     values: &mut [i8],
     child_score: impl Fn(&Board) -> Result<Score, E> + Sync,
 ) -> Result<(), E> {
+    let LevelId { rules, seeds } = level;
     let index = Index::for_pits(rules.pits());
     values
         .par_chunks_mut(RESOLVE_CHUNK)
@@ -187,13 +187,13 @@ pub fn resolve_level<E: Send>(
 /// # Panics
 /// When `lower` panics, or gives a level of the wrong size.
 pub fn resolve_level_in<'a>(
-    rules: Rules,
-    seeds: u32,
+    level: LevelId,
     first: u64,
     values: &mut [i8],
     lower: impl Fn(u32) -> &'a [i8] + Sync,
     share: &[Range<u64>],
 ) {
+    let LevelId { rules, seeds } = level;
     let read = |s: u32, i: u64| share.get(s as usize).is_none_or(|r| r.contains(&i));
     let index = Index::for_pits(rules.pits());
     values
@@ -406,7 +406,7 @@ mod tests {
             let (lower, values) = arbitrary_levels(index, seeds);
             let level = |s: u32| lower[s as usize].as_slice();
             let mut once = values.clone();
-            resolve_level_in(rules, seeds, 0, &mut once, level, &[]);
+            resolve_level_in(LevelId::new(rules, seeds), 0, &mut once, level, &[]);
             assert_ne!(once, values, "some capture raises a value");
             // Shares cutting the levels at uneven places, each level in
             // pieces, and the last levels beyond the list (read whole).
@@ -429,13 +429,13 @@ mod tests {
             shares.push(only_the_last_two);
             let mut in_passes = values.clone();
             for share in &shares {
-                resolve_level_in(rules, seeds, 0, &mut in_passes, level, share);
+                resolve_level_in(LevelId::new(rules, seeds), 0, &mut in_passes, level, share);
             }
             assert_eq!(in_passes, once, "{set:?}");
             // A share that misses a piece misses its raises.
             let mut missing = values.clone();
             for share in &shares[1..] {
-                resolve_level_in(rules, seeds, 0, &mut missing, level, share);
+                resolve_level_in(LevelId::new(rules, seeds), 0, &mut missing, level, share);
             }
             assert_ne!(missing, once, "{set:?}");
         }

@@ -80,7 +80,7 @@ pub fn decode_scores_into(
         &level[..]
     };
     for share in passes(&sizes, room) {
-        resolve_level_in(id.rules, id.seeds, 0, out, lower, &share);
+        resolve_level_in(id, 0, out, lower, &share);
         if room.is_some() {
             resident::release_file_pages();
         }
