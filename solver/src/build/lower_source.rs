@@ -3,11 +3,11 @@
 //! directory (read again by a build run again only when older than their
 //! level file).
 
-use awari_dbformat::capture_reaches;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use awari_dbformat::capture_reaches;
 use awari_dbformat::file::{self, LevelId, LevelReader};
 use awari_dbformat::level::Values;
 use awari_dbformat::memory::resident;

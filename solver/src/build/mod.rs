@@ -28,6 +28,7 @@ pub use plan::{plan_levels, PlannedLevel};
 pub use report::LevelReport;
 
 use awari_dbformat::capture_reaches;
+use awari_dbformat::Levels;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -41,7 +42,6 @@ use awari_dbformat::{Index, Rules};
 use crate::error::SolveError;
 
 use crate::retro::{self, GENERATION_BYTES_PER_BOARD};
-use awari_dbformat::Levels;
 use budget::plan_memory;
 use lower_source::{scores_path, LowerSource};
 use progress::counting_bar;

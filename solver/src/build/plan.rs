@@ -2,9 +2,9 @@
 //! --plan`): in memory or on disk, with what memory and disk, in about how
 //! long, or why it cannot be built ([`plan_levels`]).
 
-use awari_dbformat::capture_reaches;
 use std::path::PathBuf;
 
+use awari_dbformat::capture_reaches;
 use awari_dbformat::file::LevelId;
 use awari_dbformat::Index;
 use serde::Serialize;

@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 
 use awari_dbformat::cluster::RankFigures;
 use awari_dbformat::file::LevelId;
+use awari_dbformat::Levels;
 use serde::{Deserialize, Serialize};
 
 use crate::error::SolveError;
 use crate::retro::{self, Stage};
 use crate::stats;
-use awari_dbformat::Levels;
 
 /// What happened to one level: the line printed and the statistics file.
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicI8, AtomicU64};
 
 use awari_dbformat::memory::cache::prefetch;
 use awari_dbformat::memory::resident;
+use awari_dbformat::Levels;
 use awari_dbformat::{Board, Gain, Index, MoveList, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
@@ -23,7 +24,6 @@ use rayon::prelude::*;
 use super::state::{State, SUMMARY_WORDS};
 use crate::cells::{Cell, Packing};
 use crate::error::SolveError;
-use awari_dbformat::Levels;
 
 /// What a partition's initial pass reports after each window of boards:
 /// the boards of the partition done so far (from its first). It may

@@ -121,13 +121,13 @@ pub(crate) use store::dir_bytes;
 use awari_dbformat::file::LevelId;
 use awari_dbformat::level::{Generations, Values};
 use awari_dbformat::memory::huge::HugeArray;
+use awari_dbformat::Levels;
 use awari_dbformat::{Index, Rules};
 use indicatif::ProgressBar;
 
 use crate::cells::CellLayout;
 use crate::error::SolveError;
 use awari_dbformat::cluster::{OneProcess, RankFigures, Ranks};
-use awari_dbformat::Levels;
 use solve::{run, Job};
 use store::{DiskStore, Manifest};
 

@@ -6,6 +6,7 @@
 
 use awari_dbformat::cluster::{OneProcess, Ranks};
 use awari_dbformat::file::LevelId;
+use awari_dbformat::Levels;
 use awari_dbformat::{with_pits, Index, Rules};
 use indicatif::ProgressBar;
 
@@ -17,7 +18,6 @@ use super::{assemble, default_list_entries, exchange, identity, layout_for, stag
 use super::{Partitions, SolveOptions, SolvedLevel};
 use crate::cells::{CellLayout, Narrow, Packing, Wide};
 use crate::error::SolveError;
-use awari_dbformat::Levels;
 
 /// What [`solve`] is asked: the arguments of [`super::solve_level`].
 #[derive(Clone, Copy)]

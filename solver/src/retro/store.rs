@@ -38,6 +38,7 @@ use std::path::{Path, PathBuf};
 
 use awari_dbformat::level::Generations;
 use awari_dbformat::memory::huge::HugeArray;
+use awari_dbformat::Error;
 use serde::{Deserialize, Serialize};
 
 use super::partition::Partitions;
@@ -46,7 +47,6 @@ use super::Stage;
 use crate::cells::Packing;
 use crate::error::SolveError;
 use awari_dbformat::memory::mapped::{self, allocate};
-use awari_dbformat::Error;
 
 /// The version of the work directory's layout (a manifest of another
 /// version is not resumed).

@@ -1,9 +1,9 @@
 //! The memory planning of `verify`: whether the levels it reads fit in
 //! memory, or go into files of a work directory, mapped.
 
-use awari_dbformat::capture_reaches;
 use std::path::PathBuf;
 
+use awari_dbformat::capture_reaches;
 use awari_dbformat::file::{self, LevelId, LevelReader};
 use awari_dbformat::level::scores::decode_scores_into;
 use awari_dbformat::memory::huge::HugeArray;

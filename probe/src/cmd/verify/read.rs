@@ -2,12 +2,12 @@
 //! memory or its file), its lower bounds resolved, and checked when it is
 //! one this rank checks.
 
-use awari_dbformat::capture_reaches;
 use std::collections::BTreeMap;
 use std::error::Error;
 use std::sync::Arc;
 use std::time::Instant;
 
+use awari_dbformat::capture_reaches;
 use awari_dbformat::file::{self, LevelId, LevelReader};
 use awari_dbformat::level::{Generations, Values};
 use awari_dbformat::{levels_captures_reach, Rules};
