@@ -27,16 +27,16 @@ mod report;
 pub use plan::{plan_levels, PlannedLevel};
 pub use report::LevelReport;
 
-use awari_dbformat::capture_reaches;
-use awari_dbformat::Levels;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use awari_dbformat::capture_reaches;
 use awari_dbformat::cluster::{OneProcess, Ranks};
 use awari_dbformat::file::Stored;
 use awari_dbformat::file::{self, LevelId, LevelReader, WriteOptions};
 use awari_dbformat::memory::resident;
+use awari_dbformat::Levels;
 use awari_dbformat::{Index, Rules};
 
 use crate::error::SolveError;
