@@ -67,7 +67,7 @@ def play(game, bots, me, tb):
             if plan is None:
                 planned = "no plan"
             else:
-                planned = f"forces a {RESULT[plan[0]]} in " + " ".join(
+                planned = f"forces {plan[0]:+d} in " + " ".join(
                     f"{chr(ord('A') + pit)}:{n}" for pit, n in sorted(plan[1].items())
                 )
             record.append(

@@ -116,15 +116,17 @@ class TablebaseBot(pyspiel.Bot):
     repeats a position (the 2 losses and 3 draws of 100 games against MCTS).
     So, where the levels answer and the position is won or drawn, the bot
     first looks for a *plan*: over the positions reachable without a capture
-    (at most ``plan_limit``), with OpenSpiel's history since the last
-    capture, a retrograde pass finds the moves that force, whatever the
-    opponent replies, a capture or an end of the game keeping that result
-    (by the databases' value of the move), or a repetition whose own-rows
-    split keeps it; the bot plays one needing the fewest moves of its own
+    (when the positions with the seeds on the board, either player to move,
+    are at most ``plan_limit``: 7 seeds of 12 pits by default), with
+    OpenSpiel's history since the last capture, a retrograde pass finds the
+    moves that force, whatever the opponent replies, a capture or an end of
+    the game keeping the position's value (by the databases' value of the
+    move), or a repetition whose own-rows split keeps it, else keeping at
+    least its result; the bot plays one needing the fewest moves of its own
     (ties as above). Such a line never repeats a position. Without a plan
-    (none forces it, or too many positions) it chooses as above. The values
-    after a capture, and of positions drawn by endless play, are still those
-    of the databases, not exact for OpenSpiel's game.
+    (none forces it, or too many seeds on the board) it chooses as above.
+    The values after a capture, and of positions drawn by endless play, are
+    still those of the databases, not exact for OpenSpiel's game.
     """
 
     def __init__(
@@ -135,7 +137,7 @@ class TablebaseBot(pyspiel.Bot):
         depth: Optional[int] = None,
         threads: Optional[int] = None,
         rng: Optional[random.Random] = None,
-        plan_limit: int = 20_000,
+        plan_limit: int = 100_000,
     ) -> None:
         pyspiel.Bot.__init__(self)
         if tablebase.rules.name != OPENSPIEL_RULES:
@@ -153,9 +155,12 @@ class TablebaseBot(pyspiel.Bot):
         #: The moves weighed at the last step, best first: ``(key, pit)`` with
         #: key ``(result, value, not repeats, captured)`` as described above.
         self.last_scores: list = []
-        #: The plan of the last step: ``(target, {pit: moves})`` (see above), or None.
+        #: The plan of the last step, or None: ``(target, {pit: moves})``, the
+        #: final seed difference it keeps and the most moves of the bot each
+        #: pit needs until the capture, the end or the repetition.
         self.last_plan: Optional[tuple] = None
-        #: The most positions the plan explores (else the bot plays without one).
+        #: The bot plans only when the positions with the seeds on the board,
+        #: either player to move, are at most this many (7 seeds of 12 pits).
         self.plan_limit = plan_limit
 
     def player_id(self) -> Optional[int]:
@@ -221,13 +226,20 @@ class TablebaseBot(pyspiel.Bot):
         scored.sort(key=lambda kp: kp[0], reverse=True)
         self.last_scores = scored
         self.last_plan = None
-        target = _sign(mine - theirs + best_value)
-        if not answer.get("search") and target >= 0:
-            plan = _forced_conversion(
-                self.tablebase, board, (mine, theirs), mover, seen, target, self.plan_limit
-            )
-            if plan:
-                self.last_plan = (target, plan)
+        lead = mine - theirs
+        result = _sign(lead + best_value)
+        level = 2 * rules.level_size(board.seeds)  # positions with these seeds, either to move
+        if not answer.get("search") and result >= 0 and level <= self.plan_limit:
+            # Keep the value, else at least the result (a win by 1, a draw).
+            for target in sorted({lead + best_value, result}, reverse=True):
+                plan = _forced_conversion(
+                    self.tablebase, board, (mine, theirs), mover, seen, target, self.plan_limit
+                )
+                if plan is None:
+                    break
+                if plan:
+                    self.last_plan = (target, plan)
+                    break
         if self.last_plan is not None:
             plan = self.last_plan[1]
             fastest = min(plan.values())
@@ -256,9 +268,10 @@ def _forced_conversion(
 ) -> Optional[dict]:
     """The moves of ``board`` (``mover`` to move, ``captured`` = (its seeds,
     the opponent's)) that force, under OpenSpiel's repetition rule, a
-    *conversion* with a result of at least ``target`` (1 win, 0 draw) for the
-    mover: a capture or the end of the game whose databases' value gives that
-    result, or a repetition whose own-rows split does. ``{pit: n}``, n the
+    *conversion* with a final seed difference of at least ``target`` for the
+    mover (its captures minus the opponent's, plus the value): a capture or
+    the end of the game whose databases' value gives that, or a repetition
+    whose own-rows split does. ``{pit: n}``, n the
     most moves of the mover until it (empty when none forces it); None when
     more than ``limit`` positions are reachable without a capture.
 
@@ -289,21 +302,21 @@ def _forced_conversion(
         if ours:
             values = {m["pit"]: m["value"] for m in tablebase.analyse(b, pv_limit=0)["moves"]}
         else:
-            worst = _sign(lead - tablebase.score(b))
+            worst = lead - tablebase.score(b)
         for pit in rules.legal_moves(b):
             played = rules.play(b, pit)
             if played.captured or played.game_over:
                 if ours:
-                    exits[i].append((pit, _sign(lead + values[pit])))
+                    exits[i].append((pit, lead + values[pit]))
                 continue  # the opponent's: no worse than `worst`
             child = played.child
             k = key(child, 1 - player)
             if k in seen:  # OpenSpiel ends the game: each side takes its own row
                 row_next, row_mover = sum(child.pits[:houses]), sum(child.pits[houses:])
                 if ours:
-                    exits[i].append((pit, _sign(lead + row_mover - row_next)))
+                    exits[i].append((pit, lead + row_mover - row_next))
                 else:
-                    worst = min(worst, _sign(lead + row_next - row_mover))
+                    worst = min(worst, lead + row_next - row_mover)
                 continue
             j = index.get(k)
             if j is None:
