@@ -113,6 +113,52 @@ def test_tablebase_bot_beats_random_and_mcts(bot_db):
         assert play(game, bots, g)[me] >= -1
 
 
+#: The first 55 moves of the game of seed 49 against MCTS(1000) in
+#: examples/openspiel_match.py, where the bot without a plan (it then chose
+#: among moves of equal value at random) went on to lose 5-7 by a repetition:
+#: the bot (player 1) is to move with 2-5 captured and the five seeds left
+#: all its own by the databases (value +5, a win).
+SEED_49_PLIES = [0, 4, 1, 0, 4, 1, 2, 3, 3, 0, 5, 0, 4, 0, 5, 5, 0, 4, 1, 1, 2, 0, 3, 3, 5, 0, 4, 0,
+                 5, 5, 0, 0, 1, 2, 2, 4, 3, 5, 0, 3, 1, 4, 2, 1, 3, 3, 4, 0, 5, 4, 0, 2, 1, 5, 1]
+
+
+def test_tablebase_bot_forces_a_win_past_openspiels_repetitions(bot_db):
+    game = pyspiel.load_game("oware(num_seeds_per_house=1)")
+    start = game.new_initial_state()
+    for action in SEED_49_PLIES:
+        start.apply_action(action)
+    assert start.current_player() == 1
+    board, captured = board_from_state(start)
+    assert captured == (2, 5) and bot_db.score(board) == 5
+    bot = TablebaseBot(bot_db, player_id=1, rng=random.Random(49))
+    bot.step(start)
+    target, plan = bot.last_plan
+    assert target == 2 and plan and max(plan.values()) > 1  # keeps the win by 7-5
+    # With plan_limit=0 the bot has no plan and picks among equal values.
+    blind = TablebaseBot(bot_db, player_id=1, plan_limit=0)
+    blind.step(start)
+    assert blind.last_plan is None
+    opponents = [pyspiel.make_uniform_random_bot(0, 4900 + g) for g in range(3)]
+    opponents.append(pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, 49), 2.0, 1000, 1000, False, 49, False))
+    for other in opponents:
+        state = start.clone()
+        bot = TablebaseBot(bot_db, player_id=1, rng=random.Random(49))
+        moves_left = None
+        while not state.is_terminal():
+            if state.current_player() == 1:
+                action = bot.step(state)
+                assert bot.last_plan is not None and bot.last_plan[0] > 0
+                # Its bound on the bot's moves to the next capture (or the end)
+                # shrinks at every move of the bot until that capture.
+                n = bot.last_plan[1][action]
+                assert moves_left is None or n < moves_left
+                moves_left = None if n == 1 else n
+            else:
+                action = other.step(state)
+            state.apply_action(action)
+        assert state.returns()[1] == 1, str(state)
+
+
 def test_tablebase_bot_searches_above_the_levels(bot_db, db_awari):
     game = pyspiel.load_game("oware")  # 48 seeds: far above levels 0..=16
     state = game.new_initial_state()
