@@ -171,29 +171,14 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             rayon::current_num_threads(),
             format_size(options.memory)
         );
-        println!(
-            "{:>5} {:>15} {:>9} {:>12} {:>10} {:>9}  status",
-            "seeds", "boards", "seconds", "boards/s", "peak mem", "bits/brd"
-        );
+        println!("{}", LevelReport::table_heading());
     }
     let (mut boards, mut seconds, mut built) = (0u64, 0f64, 0);
     build::build_on(&plan, &options, ranks.as_ref(), |r: &LevelReport| {
         if cli.json {
-            println!(
-                "{}",
-                serde_json::to_string(&json_line(r)).expect("serialisable")
-            );
+            println!("{}", r.json_line());
         } else {
-            println!(
-                "{:>5} {:>15} {:>9.2} {:>12.0} {:>10} {:>9.2}  {}",
-                r.seeds,
-                r.boards,
-                r.seconds,
-                r.boards_per_second,
-                format_size(r.peak_memory_bytes),
-                r.file_bytes as f64 * 8.0 / r.boards.max(1) as f64,
-                r.status
-            );
+            println!("{}", r.table_row());
         }
         if r.status == "built" {
             boards += r.boards;
@@ -274,12 +259,4 @@ fn format_duration(seconds: f64) -> String {
     } else {
         format!("{:.1} h", seconds / 3600.0)
     }
-}
-
-/// The JSON line of a level: the report with counts keyed by value as strings.
-fn json_line(r: &LevelReport) -> serde_json::Value {
-    let mut v = serde_json::to_value(r).expect("serialisable");
-    v["counts_stored"] = awari_solver::stats::counts_json(&r.counts_stored);
-    v["counts_all"] = awari_solver::stats::counts_json(&r.counts_all);
-    v
 }

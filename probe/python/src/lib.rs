@@ -716,27 +716,10 @@ fn solve<'py>(
     certificate: bool,
     progress: bool,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    use awari_solver::build::{self, LevelReport, Options, Plan};
-    use awari_solver::SolveError;
+    use awari_solver::build::{self, LevelReport, Options};
     let pits = u8::try_from(pits).unwrap_or(u8::MAX);
     let rules = RsRules::new(rule_set(rules)?, pits).map_err(db_err)?;
-    let plan = match (start, max_seeds) {
-        (Some(_), Some(_)) => {
-            return Err(PyValueError::new_err("give max_seeds or start, not both"))
-        }
-        (Some(0), None) => {
-            return Err(PyValueError::new_err("start needs at least 1 seed per pit"))
-        }
-        (Some(s), None) => Plan::for_start(rules, s),
-        (None, n) => {
-            let n = n.unwrap_or(20);
-            check_seeds(n)?;
-            Plan::up_to(rules, n)
-        }
-    };
-    if let Some(s) = start {
-        check_seeds(s.saturating_mul(rules.board_pits() as u32))?;
-    }
+    let plan = solve_plan(rules, max_seeds, start)?;
     let memory = match memory {
         Some(m) => size_arg(m)?,
         None => awari_dbformat::memory::default_budget(),
@@ -758,8 +741,7 @@ fn solve<'py>(
         work_dir: None,
         checkpoint_seconds: None,
     };
-    let size = awari_dbformat::memory::format_size;
-    let reports = py.detach(|| -> Result<Vec<serde_json::Value>, SolveError> {
+    let reports = py.detach(|| {
         if progress {
             eprintln!(
                 "awari.solve: {rules}, levels {}..={} into {} ({} threads, memory budget {})",
@@ -767,51 +749,56 @@ fn solve<'py>(
                 plan.levels.last().unwrap_or(&0),
                 path.display(),
                 rayon::current_num_threads(),
-                size(memory)
+                awari_dbformat::memory::format_size(memory)
             );
-            eprintln!(
-                "{:>5} {:>15} {:>9} {:>12} {:>10} {:>9}  status",
-                "seeds", "boards", "seconds", "boards/s", "peak mem", "bits/brd"
-            );
+            eprintln!("{}", LevelReport::table_heading());
         }
         let mut reports = Vec::new();
         build::build(&plan, &options, |r: &LevelReport| {
             if progress {
-                eprintln!(
-                    "{:>5} {:>15} {:>9.2} {:>12.0} {:>10} {:>9.2}  {}",
-                    r.seeds,
-                    r.boards,
-                    r.seconds,
-                    r.boards_per_second,
-                    size(r.peak_memory_bytes),
-                    r.file_bytes as f64 * 8.0 / r.boards.max(1) as f64,
-                    r.status
-                );
+                eprintln!("{}", r.table_row());
             }
-            reports.push(serde_json::json!({
-                "rules": r.rules,
-                "pits": r.pits,
-                "seeds": r.seeds,
-                "boards": r.boards,
-                "seconds": r.seconds,
-                "boards_per_second": r.boards_per_second,
-                "peak_memory_bytes": r.peak_memory_bytes,
-                "file_bytes": r.file_bytes,
-                "status": r.status,
-            }));
-        })?;
-        Ok(reports)
+            reports.push(r.json_line());
+        })
+        .map(|()| reports)
     });
-    let reports = reports.map_err(|e| {
-        let message = e.to_string();
-        match e {
-            SolveError::Db(e) => db_err(e),
-            SolveError::Memory { .. } => pyo3::exceptions::PyMemoryError::new_err(message),
-            SolveError::Invalid(_) => PyValueError::new_err(message),
-            _ => PyOSError::new_err(message),
-        }
-    })?;
+    let reports = reports.map_err(solve_err)?;
     reports.iter().map(|r| json_to_py(py, r)).collect()
+}
+
+/// The levels `solve` builds: up to `max_seeds` (20 by default), or those a
+/// game of `start` seeds per pit needs.
+fn solve_plan(
+    rules: RsRules,
+    max_seeds: Option<u32>,
+    start: Option<u32>,
+) -> PyResult<awari_solver::build::Plan> {
+    use awari_solver::build::Plan;
+    match (start, max_seeds) {
+        (Some(_), Some(_)) => Err(PyValueError::new_err("give max_seeds or start, not both")),
+        (Some(0), None) => Err(PyValueError::new_err("start needs at least 1 seed per pit")),
+        (Some(s), None) => {
+            check_seeds(s.saturating_mul(rules.board_pits() as u32))?;
+            Ok(Plan::for_start(rules, s))
+        }
+        (None, n) => {
+            let n = n.unwrap_or(20);
+            check_seeds(n)?;
+            Ok(Plan::up_to(rules, n))
+        }
+    }
+}
+
+/// The Python exception of a build's error.
+fn solve_err(e: awari_solver::SolveError) -> PyErr {
+    use awari_solver::SolveError;
+    let message = e.to_string();
+    match e {
+        SolveError::Db(e) => db_err(e),
+        SolveError::Memory { .. } => pyo3::exceptions::PyMemoryError::new_err(message),
+        SolveError::Invalid(_) => PyValueError::new_err(message),
+        _ => PyOSError::new_err(message),
+    }
 }
 
 /// The extension module; the package `awari` re-exports it.

@@ -94,6 +94,40 @@ pub struct LevelReport {
     pub stages: Vec<Stage>,
 }
 
+impl LevelReport {
+    /// The heading of the table `awari-solve` prints, one row a level
+    /// ([`LevelReport::table_row`]).
+    pub fn table_heading() -> String {
+        format!(
+            "{:>5} {:>15} {:>9} {:>12} {:>10} {:>9}  status",
+            "seeds", "boards", "seconds", "boards/s", "peak mem", "bits/brd"
+        )
+    }
+
+    /// The level's row of the table `awari-solve` prints.
+    pub fn table_row(&self) -> String {
+        format!(
+            "{:>5} {:>15} {:>9.2} {:>12.0} {:>10} {:>9.2}  {}",
+            self.seeds,
+            self.boards,
+            self.seconds,
+            self.boards_per_second,
+            awari_dbformat::memory::format_size(self.peak_memory_bytes),
+            self.file_bytes as f64 * 8.0 / self.boards.max(1) as f64,
+            self.status
+        )
+    }
+
+    /// The level's line of `awari-solve --json`: the report, with the
+    /// counts keyed by value as strings.
+    pub fn json_line(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).expect("serialisable");
+        v["counts_stored"] = stats::counts_json(&self.counts_stored);
+        v["counts_all"] = stats::counts_json(&self.counts_all);
+        v
+    }
+}
+
 fn one() -> u64 {
     1
 }
