@@ -47,8 +47,8 @@ pub mod memory;
 
 pub use error::{Error, Result};
 pub use game::{
-    parse_pit, pit_label, Board, Gain, Move, MoveList, Outcome, Parents, RuleSet, Rules, Score,
-    Turn, MAX_PITS, MAX_SEEDS, MIN_PITS,
+    check_seeds, parse_pit, pit_label, Board, Gain, Move, MoveList, Outcome, Parents, RuleSet,
+    Rules, Score, Turn, MAX_PITS, MAX_SEEDS, MIN_PITS,
 };
 pub use index::{BoardFinder, BoardPacker, Index, LevelIter, Tile, TileBoards, UnstoredRow};
 pub use level::{capture_reaches, levels_captures_reach, one_ply, Levels, Values};

@@ -156,12 +156,7 @@ impl LevelWriter {
     /// [`Error::Rules`] for a block size outside 1..=2^20 or a zstd level
     /// outside 1..=22; [`Error::TooManySeeds`] beyond `MAX_SEEDS`.
     pub fn create(dir: &Path, id: LevelId, options: WriteOptions) -> Result<LevelWriter> {
-        if id.seeds > crate::game::rules::MAX_SEEDS {
-            return Err(Error::TooManySeeds {
-                seeds: id.seeds,
-                max: crate::game::rules::MAX_SEEDS,
-            });
-        }
+        crate::game::rules::check_seeds(id.seeds)?;
         if !(1..=MAX_BLOCK_BOARDS).contains(&options.block_boards) {
             return Err(Error::Rules(format!(
                 "{} boards per block; use 1 to {MAX_BLOCK_BOARDS}",

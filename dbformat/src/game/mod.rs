@@ -21,5 +21,5 @@ mod sowing;
 pub use board::{parse_pit, pit_label, Board};
 pub use moves::{Gain, Move, MoveList, Turn};
 pub use parents::Parents;
-pub use rules::{RuleSet, Rules, MAX_PITS, MAX_SEEDS, MIN_PITS};
+pub use rules::{check_seeds, RuleSet, Rules, MAX_PITS, MAX_SEEDS, MIN_PITS};
 pub use score::{Outcome, Score};

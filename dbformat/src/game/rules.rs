@@ -66,6 +66,21 @@ macro_rules! with_pits {
 }
 /// The most seeds a board may hold in total (enough for 4 seeds in each of 16 pits).
 pub const MAX_SEEDS: u32 = 64;
+
+/// Checks that a level of `seeds` seeds can be indexed: at most [`MAX_SEEDS`].
+///
+/// # Errors
+/// [`Error::TooManySeeds`] beyond it.
+pub fn check_seeds(seeds: u32) -> Result<()> {
+    if seeds > MAX_SEEDS {
+        return Err(Error::TooManySeeds {
+            seeds,
+            max: MAX_SEEDS,
+        });
+    }
+    Ok(())
+}
+
 /// The most seeds one pit may hold in the board notation.
 pub const MAX_PIT_SEEDS: u8 = 48;
 

@@ -411,12 +411,7 @@ impl Index {
     /// [`Error::TooManySeeds`] beyond `MAX_SEEDS`.
     #[inline]
     pub fn unrank(&self, seeds: u32, index: u64) -> Result<Board> {
-        if seeds > MAX_SEEDS {
-            return Err(Error::TooManySeeds {
-                seeds,
-                max: MAX_SEEDS,
-            });
-        }
+        crate::game::rules::check_seeds(seeds)?;
         let boards = self.level_size(seeds);
         if index >= boards {
             return Err(Error::IndexOutOfRange {

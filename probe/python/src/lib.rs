@@ -404,13 +404,7 @@ impl Rules {
 }
 
 fn check_seeds(seeds: u32) -> PyResult<()> {
-    if seeds > awari_dbformat::MAX_SEEDS {
-        return Err(db_err(awari_dbformat::Error::TooManySeeds {
-            seeds,
-            max: awari_dbformat::MAX_SEEDS,
-        }));
-    }
-    Ok(())
+    awari_dbformat::check_seeds(seeds).map_err(db_err)
 }
 
 /// The default length of a principal variation (`score --pv-limit`).
