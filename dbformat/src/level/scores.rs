@@ -68,8 +68,28 @@ pub fn decode_scores_into(
     room: Option<u64>,
 ) -> Result<()> {
     reader.decode_into(out)?;
+    resolve_scores(reader, levels, out, room);
+    Ok(())
+}
+
+/// [`decode_scores_into`] into a new array in memory.
+///
+/// # Errors
+/// A corrupt level file, or memory the system refuses ([`Error::Io`]).
+///
+/// # Panics
+/// As [`decode_scores_into`].
+pub fn decode_scores(reader: &LevelReader, levels: &Levels, room: Option<u64>) -> Result<Values> {
+    let mut values = reader.decode_all()?;
+    resolve_scores(reader, levels, &mut values, room);
+    Ok(values)
+}
+
+/// Raises the stored values `out` of the level of `reader` to their
+/// scores when the file stores lower bounds (see [`decode_scores_into`]).
+fn resolve_scores(reader: &LevelReader, levels: &Levels, out: &mut [i8], room: Option<u64>) {
     if reader.stored() != Stored::LowerBounds {
-        return Ok(());
+        return;
     }
     let id = reader.id();
     let sizes: Vec<u64> = levels_captures_reach(id.seeds)
@@ -85,7 +105,6 @@ pub fn decode_scores_into(
             resident::release_file_pages();
         }
     }
-    Ok(())
 }
 
 /// The scores of a level of `boards` boards in file `path`, one signed byte

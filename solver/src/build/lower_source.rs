@@ -16,7 +16,7 @@ use indicatif::ProgressBar;
 
 use crate::error::SolveError;
 
-use awari_dbformat::level::scores::{decode_scores_into, scores_in_file};
+use awari_dbformat::level::scores::{decode_scores, decode_scores_into, scores_in_file};
 use awari_dbformat::Levels;
 
 /// The file of scores of level `id` in work directory `work_dir`.
@@ -102,19 +102,14 @@ impl LowerSource<'_> {
     /// # Errors
     /// As [`LowerSource::load_below`].
     pub fn decode(&self, seeds: u32, lower: &Levels) -> Result<Values, SolveError> {
-        let index = Index::for_pits(self.rules.pits());
-        let path = file::level_path(self.dir, self.id(seeds));
-        let mut values = Values::try_zeroed(index.level_size(seeds))
-            .map_err(awari_dbformat::Error::io(&path))?;
-        self.decode_into(seeds, lower, &mut values)?;
-        Ok(values)
+        let reader = self.open(seeds)?;
+        Ok(decode_scores(&reader, lower, resident::room(0))?)
     }
 
     /// Decodes level `seeds` into `out`, one byte per board, lower bounds
     /// resolved from the levels below, which `lower` holds.
     fn decode_into(&self, seeds: u32, lower: &Levels, out: &mut [i8]) -> Result<(), SolveError> {
-        let path = file::level_path(self.dir, self.id(seeds));
-        let reader = LevelReader::open_expecting(&path, self.id(seeds))?;
+        let reader = self.open(seeds)?;
         // Captures reach every level below seeds - 1, all loaded. They are
         // looked up at random: under a resident ceiling, in passes that each
         // read a share of the lower levels the room holds (read all at once,
@@ -126,6 +121,12 @@ impl LowerSource<'_> {
         // is kept for it: the passes stay few.)
         decode_scores_into(&reader, lower, out, resident::room(0))?;
         Ok(())
+    }
+
+    /// The file of level `seeds`, opened and checked to be that level.
+    fn open(&self, seeds: u32) -> Result<LevelReader, SolveError> {
+        let path = file::level_path(self.dir, self.id(seeds));
+        Ok(LevelReader::open_expecting(&path, self.id(seeds))?)
     }
 
     fn id(&self, seeds: u32) -> LevelId {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use awari_dbformat::capture_reaches;
 use awari_dbformat::file::{self, LevelId, LevelReader};
-use awari_dbformat::level::scores::decode_scores_into;
+use awari_dbformat::level::scores::{decode_scores, decode_scores_into};
 use awari_dbformat::memory::huge::HugeArray;
 use awari_dbformat::memory::resident::{self, ceiling_for, UNSEEN_PAGES_BYTES};
 use awari_dbformat::memory::{self, format_size, mapped, PROCESS_BYTES};
@@ -50,24 +50,19 @@ impl Placement {
         reader: &LevelReader,
         levels: &Levels,
     ) -> Result<Values, awari_dbformat::Error> {
-        let seeds = reader.id().seeds;
-        let (mut values, room) = match self {
-            Placement::Memory => (
-                Values::try_zeroed(reader.boards())
-                    .map_err(awari_dbformat::Error::io(reader.path()))?,
-                None,
-            ),
+        match self {
+            Placement::Memory => decode_scores(reader, levels, None),
             Placement::Files { dir, .. } => {
-                let path = dir.join(format!("level-{seeds}.scores"));
+                let path = dir.join(format!("level-{}.scores", reader.id().seeds));
                 let array = mapped::create(&path, reader.boards() as usize)?;
                 // Read at random, by capture and by parent: see
                 // `HugeArray::advise_random` for why before the first access.
                 array.advise_random();
-                (Values::from_array(array), resident::room(0))
+                let mut values = Values::from_array(array);
+                decode_scores_into(reader, levels, &mut values, resident::room(0))?;
+                Ok(values)
             }
-        };
-        decode_scores_into(reader, levels, &mut values, room)?;
-        Ok(values)
+        }
     }
 
     /// The proof search's progress array for level `seeds` of `boards`
