@@ -19,7 +19,7 @@ pub(super) const LOST: u64 = awari_dbformat::BoardPacker::SPARE_BIT;
 
 /// An update for a board of another partition: the parent's level index
 /// shifted up by one, and the low bit set when the child that tells it is
-/// lost. Sorting updates sorts them by their board.
+/// lost.
 #[inline]
 pub(super) fn remote_update(q: u64, child_in_loss: bool) -> u64 {
     q << 1 | u64::from(child_in_loss)
@@ -38,8 +38,8 @@ pub(super) struct Outbox<'a> {
 
 /// What receives the batches for other partitions.
 pub(crate) trait Mailbox: Sync {
-    /// Takes `updates`, sorted, each for a board of some partition other
-    /// than the one being worked.
+    /// Takes `updates`, in any order, each for a board of some partition
+    /// other than the one being worked.
     ///
     /// # Errors
     /// A batch that cannot be kept (a full disk).
@@ -95,8 +95,7 @@ impl<'a> Outbox<'a> {
         self.sent.load(Relaxed)
     }
 
-    fn post(&self, mut updates: Vec<u64>) {
-        rayon::slice::ParallelSliceMut::par_sort_unstable(&mut updates[..]);
+    fn post(&self, updates: Vec<u64>) {
         if let Err(err) = self.mailbox.post(updates) {
             lock(&self.failed).get_or_insert(err);
         }

@@ -12,9 +12,7 @@ use crate::error::SolveError;
 
 /// Sends the updates in `mail` for other ranks' partitions (of `count`) to
 /// those ranks, and puts the updates they sent into the boxes of this
-/// rank's own. Each rank's updates for another come sorted (its boxes are
-/// taken sorted, in partition order, and partitions are runs of indices).
-/// Returns the number of updates sent.
+/// rank's own. Returns the number of updates sent.
 pub(super) fn exchange_mail(
     ranks: &dyn Ranks,
     mail: &Mail,

@@ -66,7 +66,7 @@
 //! with a state of its own (cells, dirty maps, lists, summaries). A parent
 //! in the partition being visited is told at once; one in another partition
 //! gets an update (its index and whether the child is lost), sent in
-//! batches sorted by destination and applied by its partition between two
+//! batches to its partition's box and applied by its partition between two
 //! generations. Every generation thus decides the same boards as with one
 //! partition, so the values, the free bits and the certificate are the
 //! same for any number of partitions (the tests compare them byte for

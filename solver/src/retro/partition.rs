@@ -13,6 +13,9 @@ use std::ops::Range;
 pub struct Partitions {
     boards: u64,
     size: u64,
+    /// `u64::MAX / size`: [`Partitions::of`] multiplies by it instead of
+    /// dividing (it runs for every update that crosses partitions).
+    reciprocal: u64,
 }
 
 impl Partitions {
@@ -22,7 +25,11 @@ impl Partitions {
     pub fn new(boards: u64, wanted: u64) -> Partitions {
         let wanted = wanted.max(1);
         let size = boards.div_ceil(wanted).next_multiple_of(64).max(64);
-        Partitions { boards, size }
+        Partitions {
+            boards,
+            size,
+            reciprocal: u64::MAX / size,
+        }
     }
 
     /// The number of partitions (at least 1).
@@ -53,7 +60,12 @@ impl Partitions {
     /// The partition that holds level index `q`.
     #[inline]
     pub fn of(&self, q: u64) -> usize {
-        (q / self.size) as usize
+        // `q * reciprocal / 2^64` is `q / size` or one less (the reciprocal
+        // is short of `2^64 / size` by less than one): one step corrects it.
+        let guess = ((u128::from(q) * u128::from(self.reciprocal)) >> 64) as u64;
+        let p = guess + u64::from((guess + 1) * self.size <= q);
+        debug_assert_eq!(p, q / self.size);
+        p as usize
     }
 }
 
@@ -78,6 +90,24 @@ mod tests {
                     next = range.end;
                 }
                 assert_eq!(next, boards);
+            }
+        }
+    }
+
+    #[test]
+    fn the_partition_of_an_index_is_its_quotient_by_the_size() {
+        let mut x = 12345u64;
+        for size in [64, 128, 960, 64 * 999_999, 7_130_000_000 / 64 * 64] {
+            let parts = Partitions::new(size * 3000, 3000);
+            assert_eq!(parts.size(), size);
+            for _ in 0..100_000 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let q = (x >> 20) % parts.boards();
+                for q in [q, q / size * size, (q / size * size).saturating_sub(1)] {
+                    assert_eq!(parts.of(q), (q / size) as usize, "{q} / {size}");
+                }
             }
         }
     }

@@ -187,7 +187,7 @@ pub(super) struct Step<'a, L: Packing> {
     pub progress: &'a ProgressBar,
 }
 
-/// Applies `updates` (sorted [`super::batch::remote_update`]s, every one for
+/// Applies `updates` ([`super::batch::remote_update`]s, every one for
 /// a board of `step.state`) as decisions of `step.generation`: a board they
 /// decide joins `frontier` (marked: its pits are not at hand).
 pub(super) fn take_updates<L: Packing, const P: usize>(
