@@ -231,15 +231,10 @@ class TablebaseBot(pyspiel.Bot):
         level = 2 * rules.level_size(board.seeds)  # positions with these seeds, either to move
         if not answer.get("search") and result >= 0 and level <= self.plan_limit:
             # Keep the value, else at least the result (a win by 1, a draw).
-            for target in sorted({lead + best_value, result}, reverse=True):
-                plan = _forced_conversion(
-                    self.tablebase, board, (mine, theirs), mover, seen, target, self.plan_limit
-                )
-                if plan is None:
-                    break
-                if plan:
-                    self.last_plan = (target, plan)
-                    break
+            targets = sorted({lead + best_value, result}, reverse=True)
+            self.last_plan = _forced_conversion(
+                self.tablebase, board, (mine, theirs), mover, seen, targets
+            )
         if self.last_plan is not None:
             plan = self.last_plan[1]
             fastest = min(plan.values())
@@ -263,17 +258,18 @@ def _forced_conversion(
     captured: Tuple[int, int],
     mover: int,
     seen: set,
-    target: int,
-    limit: int,
-) -> Optional[dict]:
-    """The moves of ``board`` (``mover`` to move, ``captured`` = (its seeds,
-    the opponent's)) that force, under OpenSpiel's repetition rule, a
-    *conversion* with a final seed difference of at least ``target`` for the
-    mover (its captures minus the opponent's, plus the value): a capture or
-    the end of the game whose databases' value gives that, or a repetition
-    whose own-rows split does. ``{pit: n}``, n the
-    most moves of the mover until it (empty when none forces it); None when
-    more than ``limit`` positions are reachable without a capture.
+    targets: list,
+) -> Optional[tuple]:
+    """The first of ``targets`` for which some moves of ``board`` (``mover``
+    to move, ``captured`` = (its seeds, the opponent's)) force, under
+    OpenSpiel's repetition rule, a *conversion* with a final seed difference
+    of at least that target for the mover (its captures minus the
+    opponent's, plus the value): a capture or the end of the game whose
+    databases' value gives that, or a repetition whose own-rows split does.
+    ``(target, {pit: n})``, n the most moves of the mover until it; None
+    when no target is forced. The positions are explored once for all
+    targets (the caller bounds their number: they keep the seeds on the
+    board).
 
     The positions reachable without a capture are explored; those of ``seen``
     (OpenSpiel's history since the last capture) end the game when reached
@@ -324,14 +320,23 @@ def _forced_conversion(
                 nodes.append((not ours, child))
                 edges.append([])
                 exits.append([])
-                if len(nodes) > limit:
-                    return None
             edges[i].append((pit, j))
         if not ours:
             exits[i] = [worst]
         i += 1
+    for target in targets:
+        plan = _plan(nodes, edges, exits, target)
+        if plan:
+            return target, plan
+    return None
 
-    # Retrograde: dist[i] = the mover's moves until the conversion.
+
+def _plan(nodes: list, edges: list, exits: list, target: int) -> dict:
+    """The retrograde pass of :func:`_forced_conversion` over its explored
+    positions for one ``target``: ``{pit: n}`` for the root's moves that
+    force it, n the most moves of the mover until the conversion (empty when
+    none forces it)."""
+    # dist[i] = the mover's moves until the conversion.
     n = len(nodes)
     preds: list = [[] for _ in range(n)]
     for a in range(n):
