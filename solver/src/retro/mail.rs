@@ -136,9 +136,18 @@ impl Mail {
 impl Mailbox for Mail {
     fn post(&self, updates: Vec<u64>) -> Result<(), SolveError> {
         // Split by partition in one pass, then into each box under one lock.
+        // A batch for one partition only (always so with two) moves whole.
+        let of = |u: u64| self.partitions.of(u >> 1);
         let mut runs: Vec<Vec<u64>> = vec![Vec::new(); self.partitions.count()];
-        for &u in &updates {
-            runs[self.partitions.of(u >> 1)].push(u);
+        match updates.first() {
+            Some(&first) if updates.iter().all(|&u| of(u) == of(first)) => {
+                runs[of(first)] = updates;
+            }
+            _ => {
+                for &u in &updates {
+                    runs[of(u)].push(u);
+                }
+            }
         }
         for (p, run) in runs.into_iter().enumerate() {
             if run.is_empty() {
