@@ -30,6 +30,12 @@ pub enum Error {
         /// Why the move is illegal.
         reason: String,
     },
+    /// A repetition rule name that this crate does not know.
+    #[error("unknown repetition rule {input:?}; expected even-split or any")]
+    Repetition {
+        /// The text as given.
+        input: String,
+    },
     /// A board that no database stores (its opponent row has no empty pit).
     #[error("board {board} is not stored in any database: the opponent's row has no empty pit (only a start-like position can look like this; value it by one ply)")]
     NotStored {

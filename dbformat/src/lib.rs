@@ -51,4 +51,7 @@ pub use game::{
     Rules, Score, Turn, MAX_PITS, MAX_SEEDS, MIN_PITS,
 };
 pub use index::{BoardFinder, BoardPacker, Index, LevelIter, Tile, TileBoards, UnstoredRow};
-pub use level::{capture_reaches, levels_captures_reach, one_ply, Levels, Values};
+pub use level::{
+    capture_reaches, levels_captures_reach, one_ply, one_ply_bounds, Bound, Bounds, Levels,
+    Repetition, Values,
+};

@@ -58,15 +58,31 @@ pub enum Stored {
     /// larger of the stored value and the board's [`best_capture`]. Boards
     /// whose score no capture reaches store their score.
     LowerBounds,
+    /// Under `--repetition any`: every stored value is the board's lower
+    /// bound ([`crate::level::Bounds::lower`]), exact (format version 4).
+    RepetitionLower,
+    /// Under `--repetition any`: every stored value is the board's upper
+    /// bound ([`crate::level::Bounds::upper`]), exact (format version 4).
+    RepetitionUpper,
 }
 
 impl Stored {
-    /// The header code: 0 scores, 1 lower bounds.
+    /// The header code: 0 scores, 1 lower bounds, 2 and 3 the lower and
+    /// upper bounds of `--repetition any`.
     pub fn code(self) -> u8 {
         match self {
             Stored::Scores => 0,
             Stored::LowerBounds => 1,
+            Stored::RepetitionLower => 2,
+            Stored::RepetitionUpper => 3,
         }
+    }
+
+    /// True for the two kinds of `--repetition any` files, which hold bounds
+    /// under every repetition rule rather than even-split scores; a reader
+    /// of scores refuses them, and the other way round.
+    pub fn is_repetition_bound(self) -> bool {
+        matches!(self, Stored::RepetitionLower | Stored::RepetitionUpper)
     }
 
     /// The kind of a header code, `None` for an unknown one.
@@ -74,6 +90,8 @@ impl Stored {
         match code {
             0 => Some(Stored::Scores),
             1 => Some(Stored::LowerBounds),
+            2 => Some(Stored::RepetitionLower),
+            3 => Some(Stored::RepetitionUpper),
             _ => None,
         }
     }
@@ -83,6 +101,8 @@ impl Stored {
         match self {
             Stored::Scores => "scores",
             Stored::LowerBounds => "lower bounds",
+            Stored::RepetitionLower => "lower bounds under any repetition rule",
+            Stored::RepetitionUpper => "upper bounds under any repetition rule",
         }
     }
 }
@@ -115,7 +135,8 @@ pub fn best_capture<E>(
 }
 
 /// The score of a board from its stored value: `max(stored, best capture)`
-/// for [`Stored::LowerBounds`], the stored value itself for [`Stored::Scores`].
+/// for [`Stored::LowerBounds`], the stored value itself for [`Stored::Scores`]
+/// (and for the bounds of `--repetition any`, which are stored exactly).
 ///
 /// # Errors
 /// The first error of `child_score`.
@@ -127,7 +148,7 @@ pub fn resolve<E>(
     child_score: impl FnMut(&Board) -> Result<Score, E>,
 ) -> Result<Score, E> {
     match stored {
-        Stored::Scores => Ok(value),
+        Stored::Scores | Stored::RepetitionLower | Stored::RepetitionUpper => Ok(value),
         Stored::LowerBounds => {
             let mut captures = MoveList::new();
             let capture = best_capture(rules, board, &mut captures, child_score)?;

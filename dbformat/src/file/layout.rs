@@ -20,6 +20,10 @@ pub const MAGIC: [u8; 8] = *b"AWARILVL";
 /// The newest format version, which this build writes for files of
 /// [`Stored::LowerBounds`]. It reads every version from 1 up.
 pub const VERSION: u16 = 3;
+/// The format version of the bound files of `--repetition any` (byte 92 is
+/// 2 or 3): newer than every file of scores, so a reader of scores only
+/// (versions 1 to 3) refuses them.
+pub const VERSION_REPETITION: u16 = 4;
 /// The version of files of scores whose blocks are cut into segments.
 pub const VERSION_SEGMENTED: u16 = 2;
 /// The version of files of scores whose blocks are not cut into segments:
@@ -105,7 +109,9 @@ impl Header {
     /// [`VERSION_UNSEGMENTED`]. (Each file gets the oldest version that can
     /// say what it holds, so older readers keep reading what they can.)
     pub fn version(&self) -> u16 {
-        if self.stored != Stored::Scores {
+        if self.stored.is_repetition_bound() {
+            VERSION_REPETITION
+        } else if self.stored != Stored::Scores {
             VERSION
         } else if self.segment_boards == self.block_boards {
             VERSION_UNSEGMENTED
@@ -297,9 +303,9 @@ impl Fields<'_> {
             )));
         }
         let version = le16(b, 8);
-        if !(1..=VERSION).contains(&version) {
+        if !(1..=VERSION_REPETITION).contains(&version) {
             return Err(self.unsupported(format!(
-                "format version {version}; this build reads versions 1 to {VERSION}"
+                "format version {version}; this build reads versions 1 to {VERSION_REPETITION}"
             )));
         }
         let header_len = le16(b, 10);
@@ -416,12 +422,23 @@ impl Fields<'_> {
         let (segment_boards, stored, reserved) = match version {
             1 => (block_boards, Stored::Scores, 88),
             2 => (le32(b, 88), Stored::Scores, 92),
-            _ => {
+            3 => {
                 let stored = Stored::from_code(b[92])
-                    .filter(|&s| s != Stored::Scores)
+                    .filter(|&s| s == Stored::LowerBounds)
                     .ok_or_else(|| {
                         self.corrupt(format!(
                             "stored-values code {} in a version 3 file; expected 1 (lower bounds)",
+                            b[92]
+                        ))
+                    })?;
+                (le32(b, 88), stored, 93)
+            }
+            _ => {
+                let stored = Stored::from_code(b[92])
+                    .filter(|&s| s.is_repetition_bound())
+                    .ok_or_else(|| {
+                        self.corrupt(format!(
+                            "stored-values code {} in a version 4 file; expected 2 or 3 (bounds under any repetition rule)",
                             b[92]
                         ))
                     })?;

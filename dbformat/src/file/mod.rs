@@ -118,6 +118,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::game::rules::{RuleSet, Rules};
 use crate::index::Index;
+use crate::level::Bound;
 
 pub use ans::AnsModel;
 pub use bounds::{resolve, resolve_level, resolve_level_in, BoundChooser, Stored};
@@ -156,6 +157,19 @@ impl LevelId {
             self.rules.set().name(),
             self.rules.pits(),
             self.seeds
+        )
+    }
+
+    /// The file name of this level's `bound` under `--repetition any`, e.g.
+    /// `awari-p6-n16.lower.awl`. (No reader of even-split levels looks for
+    /// these names, and [`LevelId::from_file_name`] does not take them.)
+    pub fn bound_file_name(&self, bound: Bound) -> String {
+        format!(
+            "{}-p{}-n{}.{}.{EXTENSION}",
+            self.rules.set().name(),
+            self.rules.pits(),
+            self.seeds,
+            bound.name()
         )
     }
 
@@ -203,6 +217,12 @@ impl fmt::Display for LevelId {
 /// The path of level `id`'s file in database directory `dir`.
 pub fn level_path(dir: &Path, id: LevelId) -> PathBuf {
     dir.join(id.file_name())
+}
+
+/// The path of the file of level `id`'s `bound` (`--repetition any`) in
+/// database directory `dir`.
+pub fn bound_path(dir: &Path, id: LevelId, bound: Bound) -> PathBuf {
+    dir.join(id.bound_file_name(bound))
 }
 
 /// The level files in `dir`, identified by name (temporary files and other

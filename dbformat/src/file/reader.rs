@@ -13,6 +13,7 @@ use crate::game::score::Score;
 use crate::level::Values;
 
 use super::bounds::Stored;
+use crate::level::Bound;
 use super::codec::{Encoding, Model};
 use super::layout::{self, FileLayout, HEADER_LEN};
 use super::LevelId;
@@ -104,6 +105,37 @@ impl LevelReader {
     /// As [`LevelReader::open`]; [`Error::WrongLevel`] when the header names
     /// another rule set, board size or seed count.
     pub fn open_expecting(path: &Path, id: LevelId) -> Result<LevelReader> {
+        let reader = LevelReader::open_level(path, id)?;
+        if reader.stored().is_repetition_bound() {
+            return Err(Error::WrongLevel {
+                path: path.to_path_buf(),
+                expected: format!("{} (even-split scores)", id.describe()),
+                found: format!("{} ({})", id.describe(), reader.stored()),
+            });
+        }
+        Ok(reader)
+    }
+
+    /// Like [`LevelReader::open`], and checks that the file holds the
+    /// `bound` of level `id` under `--repetition any`.
+    ///
+    /// # Errors
+    /// As [`LevelReader::open`]; [`Error::WrongLevel`] when the header names
+    /// another level, or another kind of values (even-split scores, or the
+    /// other bound).
+    pub fn open_bound(path: &Path, id: LevelId, bound: Bound) -> Result<LevelReader> {
+        let reader = LevelReader::open_level(path, id)?;
+        if reader.stored() != bound.stored() {
+            return Err(Error::WrongLevel {
+                path: path.to_path_buf(),
+                expected: format!("{} ({})", id.describe(), bound.stored()),
+                found: format!("{} ({})", id.describe(), reader.stored()),
+            });
+        }
+        Ok(reader)
+    }
+
+    fn open_level(path: &Path, id: LevelId) -> Result<LevelReader> {
         let reader = LevelReader::open(path)?;
         if reader.id() != id {
             return Err(Error::WrongLevel {

@@ -542,3 +542,35 @@ fn auto_prefers_a_context_encoding_when_neighbours_agree() {
         assert_eq!(reader.decode_all().unwrap()[..], values[..]);
     }
 }
+
+#[test]
+fn repetition_bounds_have_their_own_files_and_are_never_read_as_scores() {
+    use crate::level::Bound;
+    let scratch = scratch_dir("repetition");
+    let dir = scratch.path();
+    let level = id(RuleSet::Abapa, 6, 7);
+    let v = values(level);
+    let scores = write_level(dir, level, &v, small_options()).unwrap();
+    for bound in Bound::BOTH {
+        let path = write_level_as(dir, level, &v, bound.stored(), small_options()).unwrap();
+        assert_eq!(path, bound_path(dir, level, bound));
+        assert_eq!(path.file_name().unwrap(), &*format!("abapa-p6-n7.{}.awl", bound.name()));
+        let reader = LevelReader::open_bound(&path, level, bound).unwrap();
+        assert_eq!(reader.decode_all().unwrap().to_vec(), v);
+        // A bound is refused where scores or the other bound are expected.
+        let err = LevelReader::open_expecting(&path, level).unwrap_err().to_string();
+        assert!(err.contains("even-split"), "{err}");
+        let other = if bound == Bound::Lower { Bound::Upper } else { Bound::Lower };
+        assert!(LevelReader::open_bound(&path, level, other).is_err());
+        // And scores where a bound is expected.
+        let err = LevelReader::open_bound(&scores, level, bound).unwrap_err().to_string();
+        assert!(err.contains("scores"), "{err}");
+        // The header says version 4 and what the values are.
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 4);
+        assert_eq!(bytes[92], bound.stored().code());
+    }
+    // The bound files do not count as levels in a directory.
+    let names: Vec<_> = scan_dir(dir).unwrap().into_iter().map(|(l, _)| l).collect();
+    assert_eq!(names, vec![level]);
+}

@@ -156,6 +156,20 @@ impl LevelWriter {
     /// [`Error::Rules`] for a block size outside 1..=2^20 or a zstd level
     /// outside 1..=22; [`Error::TooManySeeds`] beyond `MAX_SEEDS`.
     pub fn create(dir: &Path, id: LevelId, options: WriteOptions) -> Result<LevelWriter> {
+        LevelWriter::create_as(dir, id, Stored::Scores, options)
+    }
+
+    /// Like [`LevelWriter::create`], for values that are `stored`; the bounds
+    /// of `--repetition any` go to their own names ([`super::bound_path`]).
+    ///
+    /// # Errors
+    /// As [`LevelWriter::create`].
+    pub fn create_as(
+        dir: &Path,
+        id: LevelId,
+        stored: Stored,
+        options: WriteOptions,
+    ) -> Result<LevelWriter> {
         crate::game::rules::check_seeds(id.seeds)?;
         if !(1..=MAX_BLOCK_BOARDS).contains(&options.block_boards) {
             return Err(Error::Rules(format!(
@@ -179,7 +193,7 @@ impl LevelWriter {
                 options.zstd_level
             )));
         }
-        let temp = temp_path(dir, id);
+        let temp = final_path(dir, id, stored).with_extension("awl.partial");
         let file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -200,7 +214,7 @@ impl LevelWriter {
             sample: None,
             preset: None,
             model_bytes: Vec::new(),
-            stored: Stored::Scores,
+            stored,
             state: State::Training { values: Vec::new() },
         })
     }
@@ -384,7 +398,7 @@ impl LevelWriter {
         file.sync_all().map_err(io)?;
         drop(file);
         let dir = self.temp.parent().unwrap_or(Path::new("."));
-        let target = level_path(dir, self.id);
+        let target = final_path(dir, self.id, self.stored);
         std::fs::rename(&self.temp, &target).map_err(io)?;
         // Make the rename durable; a directory that cannot be synced (some file
         // systems) is not an error for the data itself.
@@ -630,6 +644,16 @@ pub fn temp_path(dir: &Path, id: LevelId) -> PathBuf {
     dir.join(format!("{}.partial", id.file_name()))
 }
 
+/// Where a level of `stored` values goes: its level file, or for the
+/// bounds of `--repetition any` the file of that bound.
+fn final_path(dir: &Path, id: LevelId, stored: Stored) -> PathBuf {
+    match stored {
+        Stored::RepetitionLower => super::bound_path(dir, id, crate::level::Bound::Lower),
+        Stored::RepetitionUpper => super::bound_path(dir, id, crate::level::Bound::Upper),
+        Stored::Scores | Stored::LowerBounds => level_path(dir, id),
+    }
+}
+
 /// Writes the buffered table entries in place (and, once every block is
 /// written, the final end offset), then returns to the end of the file.
 fn flush_table(file: &mut BufWriter<File>, table: &mut TableCursor) -> std::io::Result<()> {
@@ -758,8 +782,7 @@ pub fn write_level_as(
     stored: Stored,
     options: WriteOptions,
 ) -> Result<PathBuf> {
-    let mut writer = LevelWriter::create(dir, id, options)?;
-    writer.stored = stored;
+    let mut writer = LevelWriter::create_as(dir, id, stored, options)?;
     check_level(&writer, id, values)?;
     writer.preset_from_spread(|r| Cow::Borrowed(&values[r.start as usize..r.end as usize]))?;
     writer.push(values)?;

@@ -12,16 +12,20 @@
 //! - [`Levels`]: decoded levels by seed count, with a board's score and the
 //!   place where it is kept (to prefetch it).
 //! - [`one_ply`]: the value of any board from its children's values.
+//! - [`repetition`]: endless play under other rules than the even split,
+//!   and the [`Bounds`] that hold under all of them ([`one_ply_bounds`]).
 //! - [`scores`]: a level decoded into its scores, in memory or in a file of
 //!   scores, lower bounds resolved through the captures.
 
 mod levels;
 mod one_ply;
+pub mod repetition;
 pub mod scores;
 mod values;
 
 pub use levels::Levels;
 pub use one_ply::one_ply;
+pub use repetition::{one_ply_bounds, Bound, Bounds, Repetition};
 
 pub use values::{Generations, PerBoard, Plain, Values};
 
