@@ -19,6 +19,7 @@
 //! assert_eq!(levels[1].len() as u64, Index::for_pits(6).level_size(1));
 //! ```
 
+pub mod bounds;
 pub mod build;
 pub mod cells;
 mod error;

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use awari_dbformat::file::WriteOptions;
-use awari_dbformat::{RuleSet, Rules};
+use awari_dbformat::{Repetition, RuleSet, Rules};
+use awari_solver::bounds::{self, BoundReport};
 use awari_solver::build::{self, LevelReport, Options, Plan};
 use awari_solver::memory::{self, format_size};
 use clap::Parser;
@@ -97,6 +98,14 @@ struct Cli {
     /// Print one JSON object per level on stdout instead of a table (no progress bars).
     #[arg(long)]
     json: bool,
+    /// How endless play is valued: `even-split` (the seeds on the board
+    /// shared equally, one exact score per board: Romein and Bal's rule) or
+    /// `any` (for each board a lower and an upper bound that hold under
+    /// every rule sharing the seeds on the board in any way, such as
+    /// own-side seeds at a repetition; two files per level,
+    /// `<level>.lower.awl` and `<level>.upper.awl`, solved in memory).
+    #[arg(long, default_value = "even-split")]
+    repetition: Repetition,
 }
 
 fn parse_memory(text: &str) -> Result<u64, String> {
@@ -151,6 +160,16 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         work_dir: cli.work_dir.clone(),
         checkpoint_seconds: cli.checkpoint_seconds,
     };
+    if cli.repetition == Repetition::Any {
+        if ranks.size() > 1 || cli.plan {
+            return Err(
+                "--repetition any builds in one process and has no --plan: each level is solved \
+                 in memory (about 5 bytes a board, and 2 bytes a board of each lower level)"
+                    .into(),
+            );
+        }
+        return run_bounds(&cli, &plan, &options);
+    }
     if cli.plan {
         if root {
             print_plan(&build::plan_levels(&plan, &options), cli.json);
@@ -190,6 +209,48 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         println!(
             "done: {built} level(s) built, {boards} boards in {seconds:.1} s ({:.2} M boards/s); database in {}",
             boards as f64 / seconds.max(1e-9) / 1e6,
+            cli.db.display()
+        );
+    }
+    Ok(())
+}
+
+/// Builds the levels of `plan` under `--repetition any`, printing a row (or
+/// a JSON line) per level and a summary.
+fn run_bounds(cli: &Cli, plan: &Plan, options: &Options) -> Result<(), Box<dyn std::error::Error>> {
+    let talk = !cli.json;
+    if talk {
+        eprintln!(
+            "awari-solve: {}, bounds under any repetition rule, levels {}..={} into {} ({} threads, memory budget {})",
+            plan.rules,
+            plan.levels.first().unwrap_or(&0),
+            plan.levels.last().unwrap_or(&0),
+            cli.db.display(),
+            rayon::current_num_threads(),
+            format_size(options.memory)
+        );
+        println!("{}", BoundReport::table_heading());
+    }
+    let (mut boards, mut seconds, mut exact, mut built) = (0u64, 0f64, 0u64, 0);
+    bounds::build_bounds(plan, options, |r: &BoundReport| {
+        if cli.json {
+            println!("{}", serde_json::to_string(r).expect("a report serialises"));
+        } else {
+            println!("{}", r.table_row());
+        }
+        if r.status == "built" {
+            boards += r.boards;
+            seconds += r.seconds;
+            exact += r.exact_boards;
+            built += 1;
+        }
+    })?;
+    if talk {
+        println!(
+            "done: {built} level(s) built, {boards} boards in {seconds:.1} s ({:.2} M boards/s), \
+             {:.1}% of them exact under every repetition rule; database in {}",
+            boards as f64 / seconds.max(1e-9) / 1e6,
+            100.0 * exact as f64 / boards.max(1) as f64,
             cli.db.display()
         );
     }

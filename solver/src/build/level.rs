@@ -289,7 +289,10 @@ impl Build<'_> {
                     file::write_certificate(&options.dir, id, g)?;
                 }
                 Ok(match options.stored {
-                    Stored::Scores => file::write_level(&options.dir, id, values, options.write)?,
+                    // (The bounds of `--repetition any` are built by `crate::bounds`.)
+                    Stored::Scores | Stored::RepetitionLower | Stored::RepetitionUpper => {
+                        file::write_level(&options.dir, id, values, options.write)?
+                    }
                     Stored::LowerBounds => {
                         let free = solved.free.as_u64();
                         file::write_level_bounded(&options.dir, id, values, free, options.write)?

@@ -1,0 +1,305 @@
+//! Solving one level of bounds in memory: the initial pass over the
+//! captures, then the stages from `n` down to `-n + 1`, each a seeding sweep
+//! and generations of un-moves.
+
+use std::sync::atomic::{AtomicI8, AtomicU8, Ordering};
+
+use awari_dbformat::level::Values;
+use awari_dbformat::{with_pits, Board, Bounds, Index, Levels, Parents, Rules};
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+
+/// A bound not decided yet.
+const UNDECIDED: i8 = i8::MIN;
+/// `exit_lower` of a board without a capture: below every stage.
+const NO_EXIT_LOWER: i8 = i8::MIN;
+/// `exit_upper` of a board without a capture: at most every stage's `-k`.
+const NO_EXIT_UPPER: i8 = i8::MIN;
+/// Boards per task of the sweeps.
+const CHUNK: usize = 1 << 14;
+/// Frontier boards per task of a generation.
+const FRONTIER_CHUNK: usize = 1 << 10;
+
+/// The lower and upper bounds of the levels below the one being solved,
+/// decoded, one byte per board each.
+pub struct BoundLevels {
+    /// The lower bounds, by seed count.
+    pub lower: Levels,
+    /// The upper bounds, by seed count.
+    pub upper: Levels,
+}
+
+impl BoundLevels {
+    /// No level held yet, for boards of `pits` pits per side.
+    pub fn new(pits: u8) -> BoundLevels {
+        BoundLevels {
+            lower: Levels::new(pits),
+            upper: Levels::new(pits),
+        }
+    }
+
+    /// The bounds of a stored board of a held level.
+    ///
+    /// # Panics
+    /// When the board's level is not held.
+    pub fn bounds(&self, board: &Board) -> Bounds {
+        Bounds {
+            lower: self.lower.score(board),
+            upper: self.upper.score(board),
+        }
+    }
+
+    /// The bytes held by both.
+    pub fn bytes(&self) -> u64 {
+        self.lower.bytes() + self.upper.bytes()
+    }
+}
+
+/// A level of bounds, solved.
+pub struct SolvedBounds {
+    /// Each stored board's lower bound, in index order.
+    pub lower: Values,
+    /// Each stored board's upper bound, in index order.
+    pub upper: Values,
+    /// Stages run (`2n` for level n > 0).
+    pub stages: u32,
+    /// Generations of un-moves over all stages.
+    pub generations: u64,
+    /// Seconds of the initial pass.
+    pub init_seconds: f64,
+}
+
+/// The state of each board while its level is solved (5 bytes a board).
+struct State {
+    /// The board's lower bound once decided (it joined `A_k` at stage k).
+    lower: Vec<AtomicI8>,
+    /// The board's upper bound once decided (it joined `B_-k` at stage k).
+    upper: Vec<AtomicI8>,
+    /// Quiet children not yet in `A` (with a lower bound decided).
+    counter: Vec<AtomicU8>,
+    /// The best lower bound its captures (or its end) give.
+    exit_lower: Vec<i8>,
+    /// The best upper bound its captures (or its end) give.
+    exit_upper: Vec<i8>,
+}
+
+/// The bytes of solver state per board of the level being solved.
+pub const STATE_BYTES_PER_BOARD: f64 = 5.0;
+
+/// Solves level `seeds` of `rules` from the bounds of the levels below.
+///
+/// # Panics
+/// When a level a capture reaches is not in `below`.
+pub fn solve_bound_level(
+    rules: Rules,
+    seeds: u32,
+    below: &BoundLevels,
+    bar: &ProgressBar,
+) -> SolvedBounds {
+    let index = Index::for_pits(rules.pits());
+    let boards = index.level_size(seeds);
+    let started = std::time::Instant::now();
+    let state = initial_pass(rules, seeds, below, bar);
+    let init_seconds = started.elapsed().as_secs_f64();
+    let parents = Parents::new(rules);
+    let n = seeds as i8;
+    let mut generations = 0;
+    let mut stages = 0;
+    for k in (-n + 1..=n).rev() {
+        bar.set_message(format!("stage {k:+}"));
+        let (mut a, mut b) = seed(&state, k);
+        stages += 1;
+        while !(a.is_empty() && b.is_empty()) {
+            (a, b) = with_pits!(rules.pits(), P => {
+                generation::<P>(&state, &parents, index, seeds, k, &a, &b)
+            });
+            generations += 1;
+        }
+    }
+    let finish = |cells: Vec<AtomicI8>, none: i8| {
+        let mut values = Values::zeroed(boards);
+        values
+            .par_iter_mut()
+            .zip(cells.par_iter())
+            .for_each(|(v, c)| {
+                let x = c.load(Ordering::Relaxed);
+                *v = if x == UNDECIDED { none } else { x };
+            });
+        values
+    };
+    SolvedBounds {
+        lower: finish(state.lower, -n),
+        upper: finish(state.upper, n),
+        stages,
+        generations,
+        init_seconds,
+    }
+}
+
+/// Visits every board once: its quiet moves counted, its captures' bounds
+/// looked up below, its end (a board without a move) taken as both.
+fn initial_pass(rules: Rules, seeds: u32, below: &BoundLevels, bar: &ProgressBar) -> State {
+    let index = Index::for_pits(rules.pits());
+    let boards = index.level_size(seeds) as usize;
+    let mut counter = vec![0u8; boards];
+    let mut exit_lower = vec![NO_EXIT_LOWER; boards];
+    let mut exit_upper = vec![NO_EXIT_UPPER; boards];
+    bar.set_length(boards as u64);
+    bar.set_message("captures");
+    counter
+        .par_chunks_mut(CHUNK)
+        .zip(exit_lower.par_chunks_mut(CHUNK))
+        .zip(exit_upper.par_chunks_mut(CHUNK))
+        .enumerate()
+        .for_each(|(chunk, ((counter, lower), upper))| {
+            let first = (chunk * CHUNK) as u64;
+            let level = index.boards_from(seeds, first).take(counter.len());
+            for (i, board) in level.enumerate() {
+                if let Some(end) = rules.terminal_value(&board) {
+                    (lower[i], upper[i]) = (end.get(), end.get());
+                    continue;
+                }
+                for m in rules.legal_moves(&board).iter() {
+                    if m.is_quiet() {
+                        counter[i] += 1;
+                    } else {
+                        let b = Bounds::of_move(m.captured, m.turn, below.bounds(&m.child));
+                        lower[i] = lower[i].max(b.lower.get());
+                        upper[i] = upper[i].max(b.upper.get());
+                    }
+                }
+            }
+            bar.inc(counter.len() as u64);
+        });
+    let atomic = |fill: i8| (0..boards).map(|_| AtomicI8::new(fill)).collect();
+    State {
+        lower: atomic(UNDECIDED),
+        upper: atomic(UNDECIDED),
+        counter: counter.into_iter().map(AtomicU8::new).collect(),
+        exit_lower,
+        exit_upper,
+    }
+}
+
+/// Stage k's seeding: every board whose captures give a lower bound of k
+/// joins `A_k`; every board whose captures give an upper bound of at most
+/// `-k` and whose quiet children are all in `A` joins `B_-k`. Returns the
+/// two frontiers.
+fn seed(state: &State, k: i8) -> (Vec<u64>, Vec<u64>) {
+    let chunks: Vec<(Vec<u64>, Vec<u64>)> = (0..state.lower.len())
+        .into_par_iter()
+        .step_by(CHUNK)
+        .map(|first| {
+            let end = (first + CHUNK).min(state.lower.len());
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for i in first..end {
+                // No other task touches these boards while seeding.
+                if state.exit_lower[i] >= k && state.lower[i].load(Ordering::Relaxed) == UNDECIDED {
+                    state.lower[i].store(k, Ordering::Relaxed);
+                    a.push(i as u64);
+                }
+                if state.exit_upper[i] <= -k
+                    && state.counter[i].load(Ordering::Relaxed) == 0
+                    && state.upper[i].load(Ordering::Relaxed) == UNDECIDED
+                {
+                    state.upper[i].store(-k, Ordering::Relaxed);
+                    b.push(i as u64);
+                }
+            }
+            (a, b)
+        })
+        .collect();
+    concat(chunks)
+}
+
+/// One generation of stage k: each board that joined `B_-k` makes its
+/// parents' lower bound k (they move to it); each board that joined `A`
+/// takes one off its parents' counters, and a parent whose counter falls to
+/// zero with captures giving at most `-k` gets the upper bound `-k`.
+/// Returns the boards decided, for the next generation.
+fn generation<const P: usize>(
+    state: &State,
+    parents: &Parents,
+    index: &Index,
+    seeds: u32,
+    k: i8,
+    joined_a: &[u64],
+    joined_b: &[u64],
+) -> (Vec<u64>, Vec<u64>) {
+    let unrank = |i: u64| {
+        index
+            .unrank(seeds, i)
+            .expect("a frontier board is in its level")
+            .packed()
+    };
+    let from_b = joined_b.par_chunks(FRONTIER_CHUNK).map(|chunk| {
+        let mut next_a = Vec::new();
+        for &child in chunk {
+            parents.for_each::<P>(unrank(child), |p, _| {
+                // The compare-and-swap is the one place a lower bound is
+                // decided, so each board joins A once whatever the threads.
+                let cell = &state.lower[p as usize];
+                if cell
+                    .compare_exchange(UNDECIDED, k, Ordering::Relaxed, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    next_a.push(p);
+                }
+            });
+        }
+        (next_a, Vec::new())
+    });
+    let from_a = joined_a.par_chunks(FRONTIER_CHUNK).map(|chunk| {
+        let mut next_b = Vec::new();
+        for &child in chunk {
+            parents.for_each::<P>(unrank(child), |p, _| {
+                let p = p as usize;
+                let left = state.counter[p].fetch_sub(1, Ordering::Relaxed) - 1;
+                if left == 0
+                    && state.exit_upper[p] <= -k
+                    && state.upper[p]
+                        .compare_exchange(UNDECIDED, -k, Ordering::Relaxed, Ordering::Relaxed)
+                        .is_ok()
+                {
+                    next_b.push(p as u64);
+                }
+            });
+        }
+        (Vec::new(), next_b)
+    });
+    let chunks: Vec<_> = from_b.chain(from_a).collect();
+    concat(chunks)
+}
+
+fn concat(chunks: Vec<(Vec<u64>, Vec<u64>)>) -> (Vec<u64>, Vec<u64>) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for (x, y) in chunks {
+        a.extend(x);
+        b.extend(y);
+    }
+    (a, b)
+}
+
+/// Every level from 0 to `max_seeds` solved in memory: the lower and upper
+/// bounds of each (index order). For tests; the build writes files.
+pub fn solve_bounds_in_memory(rules: Rules, max_seeds: u32) -> Vec<(Values, Values)> {
+    let mut below = BoundLevels::new(rules.pits());
+    let bar = ProgressBar::hidden();
+    let mut out = Vec::new();
+    for n in 0..=max_seeds {
+        let solved = solve_bound_level(rules, n, &below, &bar);
+        let copy = |v: &Values| {
+            let mut c = Values::zeroed(v.len() as u64);
+            c.copy_from_slice(v);
+            c
+        };
+        below
+            .lower
+            .insert(n, std::sync::Arc::new(copy(&solved.lower)));
+        below
+            .upper
+            .insert(n, std::sync::Arc::new(copy(&solved.upper)));
+        out.push((solved.lower, solved.upper));
+    }
+    out
+}
