@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicI8, AtomicU8, Ordering};
 
 use awari_dbformat::level::Values;
+use awari_dbformat::memory::cache::prefetch;
 use awari_dbformat::{with_pits, Board, Bounds, Index, Levels, Parents, Rules};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
@@ -83,6 +84,15 @@ struct State {
     exit_upper: Vec<i8>,
 }
 
+impl State {
+    /// The lower bounds' cells as bytes, to prefetch.
+    fn lower_bytes(&self) -> &[AtomicU8] {
+        // SAFETY: AtomicI8 and AtomicU8 have the same size and alignment,
+        // and the bytes are only handed to a prefetch.
+        unsafe { std::slice::from_raw_parts(self.lower.as_ptr().cast(), self.lower.len()) }
+    }
+}
+
 /// The bytes of solver state per board of the level being solved.
 pub const STATE_BYTES_PER_BOARD: f64 = 5.0;
 
@@ -107,11 +117,11 @@ pub fn solve_bound_level(
     let mut stages = 0;
     for k in (-n + 1..=n).rev() {
         bar.set_message(format!("stage {k:+}"));
-        let (mut a, mut b) = seed(&state, k);
+        let (mut a, mut b) = seed(&state, index, seeds, k);
         stages += 1;
         while !(a.is_empty() && b.is_empty()) {
             (a, b) = with_pits!(rules.pits(), P => {
-                generation::<P>(&state, &parents, index, seeds, k, &a, &b)
+                generation::<P>(&state, &parents, k, &a, &b)
             });
             generations += 1;
         }
@@ -181,29 +191,42 @@ fn initial_pass(rules: Rules, seeds: u32, below: &BoundLevels, bar: &ProgressBar
     }
 }
 
+/// A board of a frontier: its index and its pits ([`Board::packed`]), so
+/// that its parents are found without unranking it.
+type Entry = (u64, u128);
+
 /// Stage k's seeding: every board whose captures give a lower bound of k
 /// joins `A_k`; every board whose captures give an upper bound of at most
 /// `-k` and whose quiet children are all in `A` joins `B_-k`. Returns the
 /// two frontiers.
-fn seed(state: &State, k: i8) -> (Vec<u64>, Vec<u64>) {
-    let chunks: Vec<(Vec<u64>, Vec<u64>)> = (0..state.lower.len())
+fn seed(state: &State, index: &Index, seeds: u32, k: i8) -> (Vec<Entry>, Vec<Entry>) {
+    let joins_a =
+        |i: usize| state.exit_lower[i] >= k && state.lower[i].load(Ordering::Relaxed) == UNDECIDED;
+    let joins_b = |i: usize| {
+        state.exit_upper[i] <= -k
+            && state.counter[i].load(Ordering::Relaxed) == 0
+            && state.upper[i].load(Ordering::Relaxed) == UNDECIDED
+    };
+    let chunks: Vec<(Vec<Entry>, Vec<Entry>)> = (0..state.lower.len())
         .into_par_iter()
         .step_by(CHUNK)
         .map(|first| {
             let end = (first + CHUNK).min(state.lower.len());
             let (mut a, mut b) = (Vec::new(), Vec::new());
-            for i in first..end {
+            // Most runs seed nothing: walk their boards only when one does.
+            if !(first..end).any(|i| joins_a(i) || joins_b(i)) {
+                return (a, b);
+            }
+            let boards = index.boards_from(seeds, first as u64);
+            for (i, board) in (first..end).zip(boards) {
                 // No other task touches these boards while seeding.
-                if state.exit_lower[i] >= k && state.lower[i].load(Ordering::Relaxed) == UNDECIDED {
+                if joins_a(i) {
                     state.lower[i].store(k, Ordering::Relaxed);
-                    a.push(i as u64);
+                    a.push((i as u64, board.packed()));
                 }
-                if state.exit_upper[i] <= -k
-                    && state.counter[i].load(Ordering::Relaxed) == 0
-                    && state.upper[i].load(Ordering::Relaxed) == UNDECIDED
-                {
+                if joins_b(i) {
                     state.upper[i].store(-k, Ordering::Relaxed);
-                    b.push(i as u64);
+                    b.push((i as u64, board.packed()));
                 }
             }
             (a, b)
@@ -217,53 +240,57 @@ fn seed(state: &State, k: i8) -> (Vec<u64>, Vec<u64>) {
 /// takes one off its parents' counters, and a parent whose counter falls to
 /// zero with captures giving at most `-k` gets the upper bound `-k`.
 /// Returns the boards decided, for the next generation.
+///
+/// A parent is anywhere in the level, so telling it is a cache miss: a task
+/// first collects the parents of a chunk of the frontier, prefetching each
+/// one's line, and only then tells them, so that the misses overlap.
 fn generation<const P: usize>(
     state: &State,
     parents: &Parents,
-    index: &Index,
-    seeds: u32,
     k: i8,
-    joined_a: &[u64],
-    joined_b: &[u64],
-) -> (Vec<u64>, Vec<u64>) {
-    let unrank = |i: u64| {
-        index
-            .unrank(seeds, i)
-            .expect("a frontier board is in its level")
-            .packed()
+    joined_a: &[Entry],
+    joined_b: &[Entry],
+) -> (Vec<Entry>, Vec<Entry>) {
+    let gather = |chunk: &[Entry], cells: &[AtomicU8]| {
+        let mut found = Vec::with_capacity(chunk.len() * 6);
+        for &(_, child) in chunk {
+            parents.for_each::<P>(child, |p, pits| {
+                prefetch(&cells[p as usize]);
+                found.push((p, pits));
+            });
+        }
+        found
     };
     let from_b = joined_b.par_chunks(FRONTIER_CHUNK).map(|chunk| {
+        let found = gather(chunk, state.lower_bytes());
         let mut next_a = Vec::new();
-        for &child in chunk {
-            parents.for_each::<P>(unrank(child), |p, _| {
-                // The compare-and-swap is the one place a lower bound is
-                // decided, so each board joins A once whatever the threads.
-                let cell = &state.lower[p as usize];
-                if cell
-                    .compare_exchange(UNDECIDED, k, Ordering::Relaxed, Ordering::Relaxed)
-                    .is_ok()
-                {
-                    next_a.push(p);
-                }
-            });
+        for (p, pits) in found {
+            // The compare-and-swap is the one place a lower bound is
+            // decided, so each board joins A once whatever the threads.
+            let cell = &state.lower[p as usize];
+            if cell
+                .compare_exchange(UNDECIDED, k, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+            {
+                next_a.push((p, pits));
+            }
         }
         (next_a, Vec::new())
     });
     let from_a = joined_a.par_chunks(FRONTIER_CHUNK).map(|chunk| {
+        let found = gather(chunk, &state.counter);
         let mut next_b = Vec::new();
-        for &child in chunk {
-            parents.for_each::<P>(unrank(child), |p, _| {
-                let p = p as usize;
-                let left = state.counter[p].fetch_sub(1, Ordering::Relaxed) - 1;
-                if left == 0
-                    && state.exit_upper[p] <= -k
-                    && state.upper[p]
-                        .compare_exchange(UNDECIDED, -k, Ordering::Relaxed, Ordering::Relaxed)
-                        .is_ok()
-                {
-                    next_b.push(p as u64);
-                }
-            });
+        for (p, pits) in found {
+            let i = p as usize;
+            let left = state.counter[i].fetch_sub(1, Ordering::Relaxed) - 1;
+            if left == 0
+                && state.exit_upper[i] <= -k
+                && state.upper[i]
+                    .compare_exchange(UNDECIDED, -k, Ordering::Relaxed, Ordering::Relaxed)
+                    .is_ok()
+            {
+                next_b.push((p, pits));
+            }
         }
         (Vec::new(), next_b)
     });
@@ -271,7 +298,7 @@ fn generation<const P: usize>(
     concat(chunks)
 }
 
-fn concat(chunks: Vec<(Vec<u64>, Vec<u64>)>) -> (Vec<u64>, Vec<u64>) {
+fn concat(chunks: Vec<(Vec<Entry>, Vec<Entry>)>) -> (Vec<Entry>, Vec<Entry>) {
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for (x, y) in chunks {
         a.extend(x);
