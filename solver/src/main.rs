@@ -164,7 +164,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         if ranks.size() > 1 || cli.plan {
             return Err(
                 "--repetition any builds in one process and has no --plan: each level is solved \
-                 in memory (about 5 bytes a board, and 2 bytes a board of each lower level)"
+                 in memory (about 8.5 bytes a board, and 2 bytes a board of each lower level)"
                     .into(),
             );
         }

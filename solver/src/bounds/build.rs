@@ -49,6 +49,9 @@ pub struct BoundReport {
     pub stages: u32,
     /// Generations of un-moves over all stages.
     pub generations: u64,
+    /// The most boards in the frontiers of one generation (16 bytes each).
+    #[serde(default)]
+    pub largest_frontier: u64,
     /// Boards whose two bounds meet: the same value under every repetition rule.
     pub exact_boards: u64,
     /// `exact_boards / boards`.
@@ -106,8 +109,8 @@ pub fn bound_stats_path(dir: &Path, id: LevelId) -> PathBuf {
 /// `report` after each level of the plan (present or built), in order. A
 /// level is present when both its bound files and its statistics file are.
 ///
-/// Each level is solved in memory in one process (5 bytes a board while
-/// solving, 2 for the result, and 2 bytes a board of each lower level its
+/// Each level is solved in memory in one process
+/// ([`STATE_BYTES_PER_BOARD`], and 2 bytes a board of each lower level its
 /// captures reach); the files are written under temporary names and
 /// renamed, the statistics last.
 ///
@@ -248,6 +251,7 @@ fn build_one(
         write_seconds: seconds - solve_seconds,
         stages: solved.stages,
         generations: solved.generations,
+        largest_frontier: solved.largest_frontier,
         exact_boards,
         exact_share: exact_boards as f64 / boards.max(1) as f64,
         lower_counts,

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicI8, AtomicU8, Ordering};
 
 use awari_dbformat::level::Values;
 use awari_dbformat::memory::cache::prefetch;
-use awari_dbformat::{with_pits, Board, Bounds, Index, Levels, Parents, Rules};
+use awari_dbformat::{with_pits, Board, Bounds, Index, Levels, MoveList, Parents, Rules};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -66,6 +66,8 @@ pub struct SolvedBounds {
     pub stages: u32,
     /// Generations of un-moves over all stages.
     pub generations: u64,
+    /// The most boards in the two frontiers of one generation.
+    pub largest_frontier: u64,
     /// Seconds of the initial pass.
     pub init_seconds: f64,
 }
@@ -93,8 +95,11 @@ impl State {
     }
 }
 
-/// The bytes of solver state per board of the level being solved.
-pub const STATE_BYTES_PER_BOARD: f64 = 5.0;
+/// The bytes per board of the level being solved that the memory plan
+/// counts: 5 of state, 2 for the two bounds found, and about 1.5 for the
+/// frontiers (16 bytes a board; level 20 of awari: at most 8% of its boards
+/// in one generation).
+pub const STATE_BYTES_PER_BOARD: f64 = 8.5;
 
 /// Solves level `seeds` of `rules` from the bounds of the levels below.
 ///
@@ -115,11 +120,13 @@ pub fn solve_bound_level(
     let n = seeds as i8;
     let mut generations = 0;
     let mut stages = 0;
+    let mut largest_frontier = 0;
     for k in (-n + 1..=n).rev() {
         bar.set_message(format!("stage {k:+}"));
         let (mut a, mut b) = seed(&state, index, seeds, k);
         stages += 1;
-        while !(a.is_empty() && b.is_empty()) {
+        while a.len() + b.len() > 0 {
+            largest_frontier = largest_frontier.max(a.len() + b.len());
             (a, b) = with_pits!(rules.pits(), P => {
                 generation::<P>(&state, &parents, k, &a, &b)
             });
@@ -142,6 +149,7 @@ pub fn solve_bound_level(
         upper: finish(state.upper, n),
         stages,
         generations,
+        largest_frontier: largest_frontier as u64,
         init_seconds,
     }
 }
@@ -164,19 +172,18 @@ fn initial_pass(rules: Rules, seeds: u32, below: &BoundLevels, bar: &ProgressBar
         .for_each(|(chunk, ((counter, lower), upper))| {
             let first = (chunk * CHUNK) as u64;
             let level = index.boards_from(seeds, first).take(counter.len());
+            let mut captures = MoveList::new();
             for (i, board) in level.enumerate() {
                 if let Some(end) = rules.terminal_value(&board) {
                     (lower[i], upper[i]) = (end.get(), end.get());
                     continue;
                 }
-                for m in rules.legal_moves(&board).iter() {
-                    if m.is_quiet() {
-                        counter[i] += 1;
-                    } else {
-                        let b = Bounds::of_move(m.captured, m.turn, below.bounds(&m.child));
-                        lower[i] = lower[i].max(b.lower.get());
-                        upper[i] = upper[i].max(b.upper.get());
-                    }
+                // Quiet moves are counted without sowing them.
+                counter[i] = rules.quiet_moves_and_captures(&board, &mut captures);
+                for m in captures.iter() {
+                    let b = Bounds::of_move(m.captured, m.turn, below.bounds(&m.child));
+                    lower[i] = lower[i].max(b.lower.get());
+                    upper[i] = upper[i].max(b.upper.get());
                 }
             }
             bar.inc(counter.len() as u64);
@@ -191,15 +198,38 @@ fn initial_pass(rules: Rules, seeds: u32, below: &BoundLevels, bar: &ProgressBar
     }
 }
 
-/// A board of a frontier: its index and its pits ([`Board::packed`]), so
-/// that its parents are found without unranking it.
-type Entry = (u64, u128);
+/// The boards decided in one generation, by their pits ([`Board::packed`]),
+/// so that their parents are found without unranking them; kept in the
+/// pieces the tasks that found them made, never copied to join them.
+#[derive(Default)]
+struct Frontier {
+    pieces: Vec<Vec<u128>>,
+}
+
+impl Frontier {
+    fn from_pieces(pieces: Vec<Vec<u128>>) -> Frontier {
+        Frontier {
+            pieces: pieces.into_iter().filter(|p| !p.is_empty()).collect(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.pieces.iter().map(Vec::len).sum()
+    }
+
+    /// The boards, a task's worth at a time.
+    fn chunks(&self) -> impl ParallelIterator<Item = &[u128]> {
+        self.pieces
+            .par_iter()
+            .flat_map(|piece| piece.par_chunks(FRONTIER_CHUNK))
+    }
+}
 
 /// Stage k's seeding: every board whose captures give a lower bound of k
 /// joins `A_k`; every board whose captures give an upper bound of at most
 /// `-k` and whose quiet children are all in `A` joins `B_-k`. Returns the
 /// two frontiers.
-fn seed(state: &State, index: &Index, seeds: u32, k: i8) -> (Vec<Entry>, Vec<Entry>) {
+fn seed(state: &State, index: &Index, seeds: u32, k: i8) -> (Frontier, Frontier) {
     let joins_a =
         |i: usize| state.exit_lower[i] >= k && state.lower[i].load(Ordering::Relaxed) == UNDECIDED;
     let joins_b = |i: usize| {
@@ -207,7 +237,7 @@ fn seed(state: &State, index: &Index, seeds: u32, k: i8) -> (Vec<Entry>, Vec<Ent
             && state.counter[i].load(Ordering::Relaxed) == 0
             && state.upper[i].load(Ordering::Relaxed) == UNDECIDED
     };
-    let chunks: Vec<(Vec<Entry>, Vec<Entry>)> = (0..state.lower.len())
+    let (a, b): (Vec<Vec<u128>>, Vec<Vec<u128>>) = (0..state.lower.len())
         .into_par_iter()
         .step_by(CHUNK)
         .map(|first| {
@@ -222,17 +252,17 @@ fn seed(state: &State, index: &Index, seeds: u32, k: i8) -> (Vec<Entry>, Vec<Ent
                 // No other task touches these boards while seeding.
                 if joins_a(i) {
                     state.lower[i].store(k, Ordering::Relaxed);
-                    a.push((i as u64, board.packed()));
+                    a.push(board.packed());
                 }
                 if joins_b(i) {
                     state.upper[i].store(-k, Ordering::Relaxed);
-                    b.push((i as u64, board.packed()));
+                    b.push(board.packed());
                 }
             }
             (a, b)
         })
-        .collect();
-    concat(chunks)
+        .unzip();
+    (Frontier::from_pieces(a), Frontier::from_pieces(b))
 }
 
 /// One generation of stage k: each board that joined `B_-k` makes its
@@ -248,63 +278,55 @@ fn generation<const P: usize>(
     state: &State,
     parents: &Parents,
     k: i8,
-    joined_a: &[Entry],
-    joined_b: &[Entry],
-) -> (Vec<Entry>, Vec<Entry>) {
-    let gather = |chunk: &[Entry], cells: &[AtomicU8]| {
+    joined_a: &Frontier,
+    joined_b: &Frontier,
+) -> (Frontier, Frontier) {
+    let gather = |chunk: &[u128], cells: &[AtomicU8]| {
         let mut found = Vec::with_capacity(chunk.len() * 6);
-        for &(_, child) in chunk {
+        for &child in chunk {
             parents.for_each::<P>(child, |p, pits| {
                 prefetch(&cells[p as usize]);
-                found.push((p, pits));
+                found.push((p as usize, pits));
             });
         }
         found
     };
-    let from_b = joined_b.par_chunks(FRONTIER_CHUNK).map(|chunk| {
-        let found = gather(chunk, state.lower_bytes());
-        let mut next_a = Vec::new();
-        for (p, pits) in found {
-            // The compare-and-swap is the one place a lower bound is
-            // decided, so each board joins A once whatever the threads.
-            let cell = &state.lower[p as usize];
-            if cell
-                .compare_exchange(UNDECIDED, k, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-            {
-                next_a.push((p, pits));
-            }
-        }
-        (next_a, Vec::new())
-    });
-    let from_a = joined_a.par_chunks(FRONTIER_CHUNK).map(|chunk| {
-        let found = gather(chunk, &state.counter);
-        let mut next_b = Vec::new();
-        for (p, pits) in found {
-            let i = p as usize;
-            let left = state.counter[i].fetch_sub(1, Ordering::Relaxed) - 1;
-            if left == 0
-                && state.exit_upper[i] <= -k
-                && state.upper[i]
-                    .compare_exchange(UNDECIDED, -k, Ordering::Relaxed, Ordering::Relaxed)
+    let next_a = joined_b
+        .chunks()
+        .map(|chunk| {
+            let mut next = Vec::new();
+            for (p, pits) in gather(chunk, state.lower_bytes()) {
+                // The compare-and-swap is the one place a lower bound is
+                // decided, so each board joins A once whatever the threads.
+                if state.lower[p]
+                    .compare_exchange(UNDECIDED, k, Ordering::Relaxed, Ordering::Relaxed)
                     .is_ok()
-            {
-                next_b.push((p, pits));
+                {
+                    next.push(pits);
+                }
             }
-        }
-        (Vec::new(), next_b)
-    });
-    let chunks: Vec<_> = from_b.chain(from_a).collect();
-    concat(chunks)
-}
-
-fn concat(chunks: Vec<(Vec<Entry>, Vec<Entry>)>) -> (Vec<Entry>, Vec<Entry>) {
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    for (x, y) in chunks {
-        a.extend(x);
-        b.extend(y);
-    }
-    (a, b)
+            next
+        })
+        .collect();
+    let next_b = joined_a
+        .chunks()
+        .map(|chunk| {
+            let mut next = Vec::new();
+            for (p, pits) in gather(chunk, &state.counter) {
+                let left = state.counter[p].fetch_sub(1, Ordering::Relaxed) - 1;
+                if left == 0
+                    && state.exit_upper[p] <= -k
+                    && state.upper[p]
+                        .compare_exchange(UNDECIDED, -k, Ordering::Relaxed, Ordering::Relaxed)
+                        .is_ok()
+                {
+                    next.push(pits);
+                }
+            }
+            next
+        })
+        .collect();
+    (Frontier::from_pieces(next_a), Frontier::from_pieces(next_b))
 }
 
 /// Every level from 0 to `max_seeds` solved in memory: the lower and upper
