@@ -18,6 +18,20 @@ pub enum ProbeError {
         /// The database directory.
         dir: PathBuf,
     },
+    /// A bound level (`--repetition any`) a question needs is not in the
+    /// directory: `file` is missing. Bounds are never searched above the
+    /// levels built.
+    #[error("level {seeds} ({rules}) under --repetition any is not in {}: {} is missing; build it with `awari-solve --db {} --rules {} --pits {} --max-seeds {seeds} --repetition any` (bounds are read from the levels only, never searched above them)", dir.display(), file.display(), dir.display(), rules.set(), rules.pits())]
+    MissingBoundLevel {
+        /// The seed count of the missing level.
+        seeds: u32,
+        /// The rules asked for.
+        rules: awari_dbformat::Rules,
+        /// The database directory.
+        dir: PathBuf,
+        /// The missing file.
+        file: PathBuf,
+    },
     /// The directory holds no level for the board's size, or several rule sets.
     #[error("{}: {reason}", dir.display())]
     Database {

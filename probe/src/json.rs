@@ -4,9 +4,10 @@
 
 use std::time::Duration;
 
+use crate::bounds::{outcome, BoundsAnalysis, BoundsTablebase};
 use crate::search::{Answer, Limits, Searcher};
 use crate::{Analysis, ProbeError, Pv, Tablebase};
-use awari_dbformat::{Board, Rules};
+use awari_dbformat::{Board, Bounds, Rules};
 
 /// The JSON answer of a search: board, seeds, value, bound, captured, result,
 /// result_proven, best, pv, depth, nodes, seconds, `"search": true`, and the
@@ -120,4 +121,64 @@ pub fn to_json(a: &Analysis, pv: &Pv, captured: (u32, u32)) -> serde_json::Value
         "pv_end": pv.end.name(),
         "bound": "exact",
     })
+}
+
+/// `"lower"`, `"upper"` and `"exact"` (lower == upper) of `bounds`, the
+/// fields that take the place of `"value"` under `--repetition any`.
+pub fn bounds_fields(bounds: Bounds) -> serde_json::Map<String, serde_json::Value> {
+    let mut out = serde_json::Map::new();
+    out.insert("lower".into(), bounds.lower.get().into());
+    out.insert("upper".into(), bounds.upper.get().into());
+    out.insert("exact".into(), bounds.is_exact().into());
+    out
+}
+
+/// The JSON answer of `score --repetition any --json` (also `serve`'s
+/// `/api/position?repetition=any`): `"repetition": "any"`, board, seeds,
+/// lower, upper, exact, and moves (pit, label, captured, lower, upper,
+/// exact; no move is marked best); with `captured` given, also
+/// `"captured"` and `"result"` (`win`, `draw`, `loss` or `depends`, see
+/// [`crate::bounds::outcome`]).
+pub fn bounds_to_json(a: &BoundsAnalysis, captured: Option<(u32, u32)>) -> serde_json::Value {
+    let moves: Vec<_> = a
+        .moves
+        .iter()
+        .map(|m| {
+            let mut v = serde_json::json!({
+                "pit": m.mov.pit,
+                "label": m.mov.label().to_string(),
+                "captured": m.mov.captured,
+            });
+            v.as_object_mut()
+                .expect("an object")
+                .extend(bounds_fields(m.bounds));
+            v
+        })
+        .collect();
+    let mut out = serde_json::json!({
+        "repetition": "any",
+        "board": a.board.pits(),
+        "seeds": a.board.seeds(),
+    });
+    let fields = out.as_object_mut().expect("an object");
+    fields.extend(bounds_fields(a.bounds));
+    if let Some(c) = captured {
+        fields.insert("captured".into(), serde_json::json!([c.0, c.1]));
+        fields.insert("result".into(), outcome(a.bounds, c).name().into());
+    }
+    fields.insert("moves".into(), moves.into());
+    out
+}
+
+/// [`bounds_to_json`] of `board`'s analysis in `tb`.
+///
+/// # Errors
+/// As [`BoundsTablebase::analyse`]: a missing bound level, a board of
+/// another size, an unreadable or inconsistent level file.
+pub fn bounds_answer_json(
+    tb: &BoundsTablebase,
+    board: &Board,
+    captured: Option<(u32, u32)>,
+) -> Result<serde_json::Value, ProbeError> {
+    Ok(bounds_to_json(&tb.analyse(board)?, captured))
 }

@@ -6,6 +6,8 @@
 //! seeds already captured ([`Tablebase::outcome`]). Boards that no level stores (a
 //! start position, or any board whose opponent row is full) are valued by one ply.
 //! [`verify`] checks a whole level without trusting the solver.
+//! [`BoundsTablebase`] answers the same questions under `--repetition any`:
+//! the bounds that hold under every repetition rule ([`bounds`]).
 //!
 //! ```no_run
 //! use awari_dbformat::{Board, Rules};
@@ -17,11 +19,13 @@
 //! # Ok::<(), awari_probe::ProbeError>(())
 //! ```
 
+pub mod bounds;
 pub mod error;
 pub mod json;
 pub mod search;
 pub mod tablebase;
 pub mod verify;
 
+pub use bounds::{BoundsAnalysis, BoundsOutcome, BoundsTablebase, MoveBounds};
 pub use error::ProbeError;
 pub use tablebase::{Analysis, MoveValue, Pv, PvEnd, PvStep, Tablebase};

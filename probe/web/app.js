@@ -21,6 +21,8 @@ let at = 0;            // index of the shown position in history
 let analysis = null;   // /api/position answer for the shown position, or null
 let busy = false;      // a move is being animated or a position fetched
 let setupMode = false;
+/** "even-split" or "any" (bounds under every repetition rule); `?repetition=any` in the address. */
+let repetition = new URLSearchParams(location.search).get("repetition") === "any" ? "any" : "even-split";
 
 // ---- talking to the server ----
 
@@ -60,6 +62,7 @@ function positionQuery(s) {
     captured: `${s.stores[s.toMove]},${s.stores[other(s.toMove)]}`,
     rules: game.rules,
   });
+  if (repetition === "any") q.set("repetition", "any");
   return `/api/position?${q}`;
 }
 
@@ -123,6 +126,20 @@ function meaning(v, s) {
   return margin === 0 ? word : `${word} by ${Math.abs(margin)}`;
 }
 
+/** Bounds for people: "+3" when they meet, else "-2..+4". */
+function boundsText(b) {
+  return b.exact ? signed(b.lower) : `${signed(b.lower)}..${signed(b.upper)}`;
+}
+
+/** What bounds `b` of a move mean for the mover with the seeds captured. */
+function boundsMeaning(b, s) {
+  const d = s.stores[s.toMove] - s.stores[other(s.toMove)];
+  if (d + b.lower > 0) return "win";
+  if (d + b.upper < 0) return "loss";
+  if (d + b.lower === 0 && d + b.upper === 0) return "draw";
+  return "depends on the rule";
+}
+
 function moveName(side, pit) {
   return `${sideName(side)} ${pitLabel(side, pit)}`;
 }
@@ -141,8 +158,9 @@ function draw() {
       const m = side === s.toMove ? legal.get(i) : undefined;
       pit.classList.toggle("best", !!m?.best);
       pit.classList.toggle("to-move", side === s.toMove);
-      const valued = m && m.value !== null;
-      badge.textContent = valued ? signed(m.value) : m ? "?" : "";
+      const bounded = m && m.lower !== undefined;
+      const valued = m && m.value !== null && m.value !== undefined;
+      badge.textContent = bounded ? boundsText(m) : valued ? signed(m.value) : m ? "?" : "";
       badge.className = "badge" + (m?.best ? " best" : "");
       if (valued) pit.dataset.value = m.value; else delete pit.dataset.value;
       let why = "";
@@ -152,7 +170,8 @@ function draw() {
       else if (s.rows[side][i] === 0) why = "the pit is empty";
       else if (analysis && !m) why = pit.dataset.why || "this move is not allowed";
       pit.disabled = why !== "" || busy;
-      pit.title = why || `play ${moveName(side, i)}: ${valued ? meaning(m.value, s) : "value unknown"}`;
+      const what = bounded ? boundsMeaning(m, s) : valued ? meaning(m.value, s) : "value unknown";
+      pit.title = why || `play ${moveName(side, i)}: ${what}`;
       pit.dataset.why = why;
     }
   }
@@ -161,7 +180,9 @@ function draw() {
   drawHistory();
   $("undo").disabled = busy || at === 0;
   $("redo").disabled = busy || at >= history.length - 1;
-  $("machine-move").disabled = busy || setupMode || !analysis || analysis.moves.length === 0;
+  // (Bounds mark no best move: the machine plays from the even-split values.)
+  $("machine-move").disabled = busy || setupMode || !analysis || analysis.moves.length === 0 ||
+    analysis.repetition === "any";
   $("board").dataset.state = busy ? "busy" : "ready";
 }
 
@@ -169,9 +190,15 @@ function drawAnalysis() {
   const s = state;
   const body = $("moves").querySelector("tbody");
   body.innerHTML = "";
+  $("moves").querySelector("thead th:nth-child(2)").textContent =
+    analysis?.repetition === "any" ? "Bounds" : "Value";
   if (!analysis) {
     $("value").textContent = "";
     $("pv").textContent = "";
+    return;
+  }
+  if (analysis.repetition === "any") {
+    drawBounds();
     return;
   }
   const total = s.stores[s.toMove] - s.stores[other(s.toMove)] + analysis.value;
@@ -214,6 +241,35 @@ function drawAnalysis() {
       return label;
     })
     .join(" ") + (analysis.pv.length ? ` (${analysis.pv_end})` : "—");
+}
+
+/** The analysis under any repetition rule: bounds for the position and each move. */
+function drawBounds() {
+  const s = state;
+  const a = analysis;
+  const body = $("moves").querySelector("tbody");
+  const result = a.result === "depends" ? "the result depends on the repetition rule" : `${a.result} under every repetition rule`;
+  $("value").innerHTML = a.exact
+    ? `Value for ${sideName(s.toMove)}: <b id="position-value">${signed(a.lower)}</b> ` +
+      `(the same under every repetition rule; ${result})`
+    : `Bounds for ${sideName(s.toMove)}: <b id="position-value">${boundsText(a)}</b> ` +
+      `(at least ${signed(a.lower)}, at most ${signed(a.upper)} whatever rule ends endless play; ${result})`;
+  if (a.moves.length === 0) {
+    $("value").innerHTML += ` · game over: ${sideName(s.toMove)} cannot move, ` +
+      `${sideName(other(s.toMove))} takes the seeds left`;
+  }
+  for (const m of a.moves) {
+    const row = document.createElement("tr");
+    row.dataset.pit = m.pit;
+    row.dataset.lower = m.lower;
+    row.dataset.upper = m.upper;
+    row.innerHTML =
+      `<td>${pitLabel(s.toMove, m.pit)}</td><td>${boundsText(m)}</td>` +
+      `<td>${boundsMeaning(m, s)}</td><td>${m.captured || ""}</td>` +
+      `<td>${m.exact ? "same under every rule" : ""}</td>`;
+    body.appendChild(row);
+  }
+  $("pv").textContent = "— (none under any repetition rule)";
 }
 
 function drawHistory() {
@@ -348,7 +404,7 @@ async function machineMove() {
 }
 
 function machineTurn() {
-  if (setupMode || !analysis || analysis.moves.length === 0) return;
+  if (setupMode || !analysis || analysis.moves.length === 0 || analysis.repetition === "any") return;
   if ($(`machine-${state.toMove}`).checked) setTimeout(() => { if (!busy) machineMove(); }, 300);
 }
 
@@ -426,6 +482,11 @@ async function start() {
   $("machine-S").addEventListener("change", machineTurn);
   $("machine-N").addEventListener("change", machineTurn);
   $("game").addEventListener("change", chooseGame);
+  $("repetition").value = repetition;
+  $("repetition").addEventListener("change", () => {
+    repetition = $("repetition").value;
+    if (!busy && !setupMode) show();
+  });
   try {
     games = (await api("/api/info")).games;
   } catch (err) {
@@ -433,7 +494,10 @@ async function start() {
     return;
   }
   $("game").innerHTML = games
-    .map((g, k) => `<option value="${k}">${g.rules}, ${g.pits} pits (levels to ${g.complete_up_to ?? "-"})</option>`)
+    .map((g, k) => {
+      const bounds = g.bounds_complete_up_to == null ? "" : `, bounds to ${g.bounds_complete_up_to}`;
+      return `<option value="${k}">${g.rules}, ${g.pits} pits (levels to ${g.complete_up_to ?? "-"}${bounds})</option>`;
+    })
     .join("");
   // Start with the first game whose start position the database holds, if any.
   const k = Math.max(0, games.findIndex((g) => g.pits === 6));

@@ -4,7 +4,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use awari_dbformat::file::{level_path, LevelReader};
+use awari_dbformat::file::{bound_path, level_path, LevelReader};
+use awari_dbformat::{Bound, Repetition};
 use awari_probe::Tablebase;
 
 use super::CmdResult;
@@ -15,6 +16,10 @@ const CHUNK: usize = 1 << 22;
 /// Write one level as the published databases do (`scores.N`): one signed
 /// byte per board, in index order, nothing else.
 ///
+/// With --repetition any --bound lower (or upper), the level's lower (or
+/// upper) bounds under any repetition rule, in the same shape: one file per
+/// bound, as `awari-solve --repetition any` stores them.
+///
 /// Example: awari-probe export --seeds 16 scores.16 --db db
 #[derive(clap::Args)]
 pub(crate) struct Args {
@@ -22,7 +27,7 @@ pub(crate) struct Args {
     pub out: PathBuf,
     #[command(flatten)]
     pub level: super::LevelFile,
-    /// Print one JSON object: seeds, boards, bytes, path.
+    /// Print one JSON object: seeds, boards, bytes, path (and bound).
     #[arg(long)]
     pub json: bool,
     /// Memory for lower levels decoded whole, e.g. 2G: a level of lower bounds
@@ -30,22 +35,66 @@ pub(crate) struct Args {
     /// looking them up one by one is far slower.
     #[arg(long, default_value = "4G", value_parser = awari_dbformat::cli::parse_size)]
     pub preload: u64,
+    /// How endless play is valued: even-split (scores) or any (bounds; needs --bound).
+    #[arg(long, default_value = "even-split")]
+    pub repetition: Repetition,
+    /// With --repetition any: the bound to write, lower or upper.
+    #[arg(long, value_parser = parse_bound)]
+    pub bound: Option<Bound>,
+}
+
+/// Reads `lower` or `upper`.
+fn parse_bound(text: &str) -> Result<Bound, String> {
+    Bound::BOTH
+        .into_iter()
+        .find(|b| b.name() == text.trim())
+        .ok_or_else(|| format!("{text:?}: a bound is lower or upper"))
 }
 
 /// Writes the file; see [`Args`].
 pub(crate) fn run(args: Args) -> CmdResult {
     let id = args.level.id()?;
-    let reader = LevelReader::open_expecting(&level_path(&args.level.db, id), id)?;
-    let tb = Tablebase::open(&args.level.db, id.rules)?;
-    tb.preload(args.preload);
-    export(&reader, &tb, &args.out)?;
+    let (reader, tb) = match (args.repetition, args.bound) {
+        (Repetition::EvenSplit, None) => {
+            let reader = LevelReader::open_expecting(&level_path(&args.level.db, id), id)?;
+            let tb = Tablebase::open(&args.level.db, id.rules)?;
+            tb.preload(args.preload);
+            (reader, Some(tb))
+        }
+        (Repetition::EvenSplit, Some(_)) => {
+            return Err("--bound needs --repetition any".into());
+        }
+        (Repetition::Any, None) => {
+            return Err("--repetition any needs --bound lower or --bound upper".into());
+        }
+        (Repetition::Any, Some(bound)) => {
+            let path = bound_path(&args.level.db, id, bound);
+            if !path.exists() {
+                return Err(format!(
+                    "{} is missing; build it with `awari-solve --db {} --rules {} --pits {} --max-seeds {} --repetition any`",
+                    path.display(),
+                    args.level.db.display(),
+                    id.rules.set(),
+                    id.rules.pits(),
+                    id.seeds
+                )
+                .into());
+            }
+            (LevelReader::open_bound(&path, id, bound)?, None)
+        }
+    };
+    export(&reader, tb.as_ref(), &args.out)?;
     if args.json {
-        let out = serde_json::json!({
+        let mut out = serde_json::json!({
             "seeds": id.seeds,
             "boards": reader.boards(),
             "bytes": reader.boards(),
             "path": args.out.display().to_string(),
         });
+        if let Some(bound) = args.bound {
+            out["repetition"] = "any".into();
+            out["bound"] = bound.name().into();
+        }
         println!("{out}");
     } else {
         println!(
@@ -60,10 +109,11 @@ pub(crate) fn run(args: Args) -> CmdResult {
 
 /// Writes the score of every board of `reader`'s level to `out`, one signed
 /// byte per board, through a temporary file renamed at the end (removed on
-/// error). `tb`, the level's database, resolves lower bounds.
+/// error). `tb`, the level's database, resolves lower bounds; without it the
+/// stored values are written as they are (the bounds of `--repetition any`).
 pub(crate) fn export(
     reader: &LevelReader,
-    tb: &Tablebase,
+    tb: Option<&Tablebase>,
     out: &Path,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let mut temp_name = out.as_os_str().to_owned();
@@ -80,7 +130,7 @@ pub(crate) fn export(
 
 fn write_values(
     reader: &LevelReader,
-    tb: &Tablebase,
+    tb: Option<&Tablebase>,
     path: &Path,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let io = |e: std::io::Error| format!("{}: {e}", path.display());
@@ -91,7 +141,9 @@ fn write_values(
     while first < boards {
         let len = (boards - first).min(CHUNK as u64) as usize;
         let mut values = reader.decode_range(first, len)?;
-        tb.resolve_scores(reader.id().seeds, first, &mut values)?;
+        if let Some(tb) = tb {
+            tb.resolve_scores(reader.id().seeds, first, &mut values)?;
+        }
         let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
         file.write_all(&bytes).map_err(io)?;
         first += len as u64;
@@ -163,6 +215,8 @@ mod tests {
                 },
                 json: false,
                 preload: 0,
+                repetition: Repetition::EvenSplit,
+                bound: None,
             })
             .unwrap();
             assert_eq!(
@@ -189,6 +243,8 @@ mod tests {
             },
             json: false,
             preload: 0,
+            repetition: Repetition::EvenSplit,
+            bound: None,
         })
         .unwrap_err();
         assert!(err.to_string().contains("awari-p6-n5.awl"), "{err}");

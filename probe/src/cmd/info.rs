@@ -4,6 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use awari_dbformat::file::{scan_dir, LevelId, LevelReader};
+use awari_dbformat::Bound;
+use awari_probe::bounds::scan_bound_files;
 
 use super::count::thousands;
 use super::CmdResult;
@@ -11,7 +13,9 @@ use super::CmdResult;
 /// List the level files of a database: rule set, pits per side, seeds, boards,
 /// bytes, bits per board and value encoding; with --check, whether every
 /// checksum of each file holds (exit status 1 when any file fails to open or
-/// to check).
+/// to check). The bound files of `awari-solve --repetition any`
+/// (`<level>.lower.awl`, `<level>.upper.awl`) are listed after their level's
+/// scores, stored as lower or upper bounds under any repetition rule.
 ///
 /// Example: awari-probe info --db db --check
 #[derive(clap::Args)]
@@ -30,6 +34,8 @@ pub(crate) struct Args {
 /// What is known about one level file.
 struct Row {
     id: LevelId,
+    /// The bound a `--repetition any` file holds; `None` for scores.
+    bound: Option<Bound>,
     path: PathBuf,
     /// The open reader, or the error opening it.
     reader: Result<LevelReader, String>,
@@ -49,6 +55,10 @@ impl Row {
             "seeds": self.id.seeds,
             "path": self.path.display().to_string(),
         });
+        if let Some(bound) = self.bound {
+            v["repetition"] = "any".into();
+            v["bound"] = bound.name().into();
+        }
         match &self.reader {
             Ok(r) => {
                 v["boards"] = r.boards().into();
@@ -84,12 +94,36 @@ pub(crate) fn run(args: Args) -> CmdResult {
             let reader = LevelReader::open_expecting(&path, id).map_err(|e| e.to_string());
             Row {
                 id,
+                bound: None,
                 path,
                 reader,
                 check: None,
             }
         })
         .collect();
+    rows.extend(
+        scan_bound_files(&args.db)?
+            .into_iter()
+            .map(|(id, bound, path)| {
+                let reader = LevelReader::open_bound(&path, id, bound).map_err(|e| e.to_string());
+                Row {
+                    id,
+                    bound: Some(bound),
+                    path,
+                    reader,
+                    check: None,
+                }
+            }),
+    );
+    // Each level's scores, then its lower and upper bounds.
+    rows.sort_by_key(|r| {
+        (
+            r.id.rules.set(),
+            r.id.rules.pits(),
+            r.id.seeds,
+            r.bound.map(|b| b == Bound::Upper),
+        )
+    });
     if args.check {
         for row in &mut rows {
             if let Ok(r) = &row.reader {

@@ -7,27 +7,36 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use awari_dbformat::{Board, RuleSet};
+use awari_dbformat::{Board, Repetition, RuleSet};
 use awari_probe::search::{Limits, Searcher};
-use awari_probe::Tablebase;
+use awari_probe::{BoundsTablebase, Tablebase};
 
 use super::CmdResult;
-use awari_probe::json::{answer_json, search_json};
-use text::{print_human, print_search};
+use awari_probe::json::{answer_json, bounds_answer_json, search_json};
+use text::{print_bounds, print_human, print_search};
 
 /// Print a position's value, every move with its value, and a principal variation.
 ///
 /// The value is what the mover will still capture minus what the opponent will
 /// still capture, with perfect play; with --captured it also says who wins.
 ///
+/// With --repetition any (levels built by `awari-solve --repetition any`) it
+/// prints the lower and upper bounds that hold under every rule ending
+/// endless play, for the position and each move, and whether they decide the
+/// result; there is no search above the levels and no principal variation.
+///
 /// Example: awari-probe score "1 1 1 1 1 2 / 4 2 3 0 0 0" --captured 10,22
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The board: 2P numbers, the mover's pits first, e.g. "1 1 1 1 1 2 / 4 2 3 0 0 0".
     pub board: Board,
-    /// Seeds already captured by the mover and by the opponent, e.g. 10,22.
-    #[arg(long, value_parser = parse_captured, default_value = "0,0")]
-    pub captured: (u32, u32),
+    /// Seeds already captured by the mover and by the opponent, e.g. 10,22 [default: 0,0].
+    #[arg(long, value_parser = parse_captured)]
+    pub captured: Option<(u32, u32)>,
+    /// How endless play is valued: even-split (one score per board) or any
+    /// (bounds that hold under every repetition rule).
+    #[arg(long, default_value = "even-split")]
+    pub repetition: Repetition,
     /// The database directory.
     #[arg(long, default_value = "db")]
     pub db: PathBuf,
@@ -90,19 +99,34 @@ pub(crate) fn parse_captured(text: &str) -> Result<(u32, u32), String> {
 
 /// Prints the answer; see [`Args`].
 pub(crate) fn run(args: Args) -> CmdResult {
+    if args.repetition == Repetition::Any {
+        return run_bounds(&args);
+    }
     let tb = Tablebase::open_for(&args.db, args.rules, args.board.per_side())?;
     if !tb.covers(&args.board) {
         return run_search(&tb, &args);
     }
+    let captured = args.captured.unwrap_or((0, 0));
     if args.json {
         println!(
             "{}",
-            answer_json(&tb, &args.board, args.captured, args.pv_limit)?
+            answer_json(&tb, &args.board, captured, args.pv_limit)?
         );
     } else {
         let analysis = tb.analyse(&args.board)?;
         let pv = tb.principal_variation(&args.board, args.pv_limit)?;
-        print_human(&tb, &analysis, &pv, args.captured);
+        print_human(&tb, &analysis, &pv, captured);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--repetition any`: the bounds of the position and its moves.
+fn run_bounds(args: &Args) -> CmdResult {
+    let tb = BoundsTablebase::open_for(&args.db, args.rules, args.board.per_side())?;
+    if args.json {
+        println!("{}", bounds_answer_json(&tb, &args.board, args.captured)?);
+    } else {
+        print_bounds(&tb, &tb.analyse(&args.board)?, args.captured);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -121,11 +145,12 @@ fn limits(args: &Args) -> Limits {
 /// Above the levels built: the search's answer.
 fn run_search(tb: &Tablebase, args: &Args) -> CmdResult {
     let board = &args.board;
-    let answer = Searcher::new(tb, limits(args)).answer(board, args.captured)?;
+    let captured = args.captured.unwrap_or((0, 0));
+    let answer = Searcher::new(tb, limits(args)).answer(board, captured)?;
     if args.json {
-        println!("{}", search_json(tb.rules(), board, args.captured, &answer));
+        println!("{}", search_json(tb.rules(), board, captured, &answer));
     } else {
-        print_search(tb, board, args.captured, &answer);
+        print_search(tb, board, captured, &answer);
     }
     Ok(ExitCode::SUCCESS)
 }

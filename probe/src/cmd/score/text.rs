@@ -2,8 +2,9 @@
 //! a line of play.
 
 use awari_dbformat::{pit_label, Board, Move, Turn};
+use awari_probe::bounds::{outcome, BoundsOutcome};
 use awari_probe::search::{Answer, Bound};
-use awari_probe::{Analysis, Pv, Tablebase};
+use awari_probe::{Analysis, BoundsAnalysis, BoundsTablebase, Pv, Tablebase};
 
 /// A line of moves for people: the mover's in upper case, the opponent's in
 /// lower case, a capture after an `x` (`A b Cx3`); `-` when there is none.
@@ -143,4 +144,60 @@ pub(super) fn print_human(tb: &Tablebase, a: &Analysis, pv: &Pv, captured: (u32,
         pv.end.name()
     );
     println!("  {}", line_text(pv.steps.iter().map(|s| &s.mov), p));
+}
+
+/// What all bounds hold for, said once.
+const EVERY_RULE: &str = "the same under every repetition rule";
+
+/// Prints the bounds analysis `a` (`--repetition any`), with the result when
+/// `captured` is given.
+pub(super) fn print_bounds(tb: &BoundsTablebase, a: &BoundsAnalysis, captured: Option<(u32, u32)>) {
+    let p = a.board.per_side() as usize;
+    println!("{}", a.board.drawing());
+    println!(
+        "{} with {} seeds on the board ({}, {} pits per side), any repetition rule",
+        a.board.to_notation(),
+        a.board.seeds(),
+        tb.rules().set(),
+        p
+    );
+    let (lower, upper) = (a.bounds.lower, a.bounds.upper);
+    if a.bounds.is_exact() {
+        println!(
+            "value {lower}: {EVERY_RULE}; with perfect play the mover gains {} seeds more than the opponent from here",
+            lower.get()
+        );
+    } else {
+        println!(
+            "lower bound {lower}, upper bound {upper}: with perfect play the mover gains at least {} and at most {} seeds more than the opponent from here, whatever rule ends endless play",
+            lower.get(),
+            upper.get()
+        );
+    }
+    if let Some((mine, theirs)) = captured {
+        let result = match outcome(a.bounds, (mine, theirs)) {
+            BoundsOutcome::Decided(o) => format!("{o} for the mover under every repetition rule"),
+            BoundsOutcome::Depends => "depends on the repetition rule".to_string(),
+        };
+        println!("result with {mine}-{theirs} already captured: {result}");
+    }
+    if a.moves.is_empty() {
+        println!("no legal move: the game is over, the opponent takes the remaining seeds");
+    }
+    for m in &a.moves {
+        let capture = if m.mov.captured > 0 {
+            format!("captures {}", m.mov.captured)
+        } else {
+            String::new()
+        };
+        let line = format!(
+            "  {}  lower {:>3}  upper {:>3}  {:<12} {}",
+            m.mov.label(),
+            m.bounds.lower.to_string(),
+            m.bounds.upper.to_string(),
+            capture,
+            if m.bounds.is_exact() { EVERY_RULE } else { "" }
+        );
+        println!("{}", line.trim_end());
+    }
 }

@@ -3,11 +3,14 @@
 //! Every answer is JSON. A request the server cannot make sense of gets 400 and
 //! `{"error": "..."}` saying what is wrong. A position above the levels built
 //! is answered by a search (`time=`, 1 s by default, at most 10 s), as
-//! `awari-probe score --json` answers it, with `"search": true`.
+//! `awari-probe score --json` answers it, with `"search": true`. With
+//! `repetition=any` a position is answered from the bound levels, as
+//! `awari-probe score --repetition any --json` answers it (no search: a
+//! missing bound level is a 400 naming its file).
 
 use std::sync::Arc;
 
-use awari_dbformat::{parse_pit, Board, RuleSet, Rules, Turn};
+use awari_dbformat::{parse_pit, Board, Repetition, RuleSet, Rules, Turn};
 use awari_probe::ProbeError;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -19,7 +22,7 @@ use serde_json::json;
 
 use super::games::Games;
 use crate::cmd::score::{parse_captured, parse_duration, PV_LIMIT};
-use awari_probe::json::{answer_json, search_one_json};
+use awari_probe::json::{answer_json, bounds_answer_json, search_one_json};
 use std::time::Duration;
 
 /// The longest query string accepted, in bytes.
@@ -66,11 +69,15 @@ impl ApiError {
 }
 
 impl From<ProbeError> for ApiError {
-    /// A missing level is 404 (the position is fine, the database lacks it),
-    /// a board the database cannot hold is 400, a damaged file 500.
+    /// A missing level is 404 (the position is fine, the database lacks it;
+    /// a search answers above the levels built), a missing bound level or a
+    /// board the database cannot hold is 400, a damaged file 500.
     fn from(err: ProbeError) -> ApiError {
         let (status, missing_level) = match &err {
             ProbeError::MissingLevel { seeds, .. } => (StatusCode::NOT_FOUND, Some(*seeds)),
+            // Bounds are never searched: a missing bound level is a request
+            // this database cannot take.
+            ProbeError::MissingBoundLevel { seeds, .. } => (StatusCode::BAD_REQUEST, Some(*seeds)),
             ProbeError::WrongSize { .. } | ProbeError::Database { .. } => {
                 (StatusCode::BAD_REQUEST, None)
             }
@@ -112,6 +119,7 @@ struct PositionQuery {
     rules: Option<String>,
     pv_limit: Option<usize>,
     time: Option<String>,
+    repetition: Option<String>,
 }
 
 /// Reads a rule set name, if one is given.
@@ -122,8 +130,10 @@ fn parse_rules(rules: Option<&str>) -> Result<Option<RuleSet>, ApiError> {
         .transpose()
 }
 
-/// `GET /api/position?board=...&captured=M,O&rules=R[&pv_limit=N]`: the JSON
-/// object `awari-probe score --json` prints for the position.
+/// `GET /api/position?board=...&captured=M,O&rules=R[&pv_limit=N][&repetition=any]`:
+/// the JSON object `awari-probe score --json` prints for the position (with
+/// `repetition=any`, the one `score --repetition any --json` prints: bounds,
+/// and a result only when `captured` is given).
 pub(crate) async fn position(State(games): State<Shared>, uri: Uri) -> Result<Response, ApiError> {
     let query = uri.query().unwrap_or("");
     if query.len() > MAX_QUERY {
@@ -139,11 +149,18 @@ pub(crate) async fn position(State(games): State<Shared>, uri: Uri) -> Result<Re
         ))
     })?;
     let board: Board = q.board.parse()?;
-    let captured = match q.captured.as_deref() {
-        None | Some("") => (0, 0),
-        Some(text) => parse_captured(text).map_err(ApiError::bad)?,
+    let given = match q.captured.as_deref() {
+        None | Some("") => None,
+        Some(text) => Some(parse_captured(text).map_err(ApiError::bad)?),
     };
+    let captured = given.unwrap_or((0, 0));
     let rules = parse_rules(q.rules.as_deref())?;
+    let repetition = match q.repetition.as_deref() {
+        None | Some("") => Repetition::EvenSplit,
+        Some(text) => text
+            .parse::<Repetition>()
+            .map_err(|e| ApiError::bad(format!("repetition={text}: {e}")))?,
+    };
     let pv_limit = q.pv_limit.unwrap_or(PV_LIMIT);
     if pv_limit > MAX_PV_LIMIT {
         return Err(ApiError::bad(format!(
@@ -161,6 +178,10 @@ pub(crate) async fn position(State(games): State<Shared>, uri: Uri) -> Result<Re
         )));
     }
     let answer = tokio::task::spawn_blocking(move || {
+        if repetition == Repetition::Any {
+            let tb = games.get_bounds(rules, board.per_side())?;
+            return Ok(bounds_answer_json(tb, &board, given)?);
+        }
         let tb = games.get(rules, board.per_side())?;
         if !tb.covers(&board) {
             // Above the levels built: a search, one thread (the server

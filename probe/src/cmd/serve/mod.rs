@@ -23,7 +23,8 @@ use super::CmdResult;
 ///
 /// The page (at the address printed) shows the board and the value of every
 /// move; the API answers GET /api/position?board=...&captured=M,O&rules=R
-/// (the object `score --json` prints), POST /api/play and GET /api/info.
+/// (the object `score --json` prints; with &repetition=any, the bounds of
+/// `score --repetition any --json`), POST /api/play and GET /api/info.
 ///
 /// Example: awari-probe serve --db db --addr 127.0.0.1:8080
 #[derive(clap::Args)]
