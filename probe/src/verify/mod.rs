@@ -1,6 +1,7 @@
 //! Independent verification of a level: every value re-derived from its children
 //! with forward moves only, and every non-zero value shown to be reachable in a
-//! finite number of moves.
+//! finite number of moves. Levels of bounds (`--repetition any`), two files
+//! per level, are checked by [`bounds`].
 //!
 //! ## Why two checks
 //! The recurrence `v(p) = max over moves [captured - v(child)]` alone cannot tell
@@ -52,6 +53,7 @@
 //! aside and the search runs as without one; so the result never depends on the
 //! certificate, which is never trusted, only used to skip work.
 
+pub mod bounds;
 mod check;
 mod first_pass;
 mod levels;

@@ -1,6 +1,9 @@
 //! `awari-probe verify`: check a database without trusting the solver, and settle
-//! a game from its start position.
+//! a game from its start position; with `--repetition any`, both bounds of
+//! each level (module `bounds`).
 
+mod bounds;
+mod bounds_report;
 mod plan;
 mod ranks;
 mod read;
@@ -14,6 +17,7 @@ use std::time::Instant;
 use awari_dbformat::cluster::Ranks;
 use awari_dbformat::memory::resident;
 use awari_dbformat::memory::{self, format_size};
+use awari_dbformat::Repetition;
 use awari_probe::verify::LevelCheck;
 use awari_probe::{ProbeError, Tablebase};
 
@@ -35,6 +39,7 @@ use report::{all_ok, print_level, start_report, Summary};
 ///   awari-probe verify --db db                 # every level present
 ///   awari-probe verify --db db --levels 10..14
 ///   awari-probe verify --db db --start 2       # the 6-pit game with 2 seeds per pit
+///   awari-probe verify --db db --repetition any  # both bound files of every level
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
 pub(crate) struct Args {
@@ -68,6 +73,13 @@ pub(crate) struct Args {
     /// `work/verify` in the database directory]; removed at the end.
     #[arg(long)]
     work_dir: Option<PathBuf>,
+    /// How the levels value endless play: `even-split` (one file of scores
+    /// per level) or `any` (the lower and upper bound files of
+    /// `awari-solve --repetition any`: both checked, the recurrence on each
+    /// and every bound short of -n / +n forced by a finite strategy; the
+    /// levels are held in memory).
+    #[arg(long, default_value_t = Repetition::EvenSplit)]
+    repetition: Repetition,
 }
 
 fn parse_levels(text: &str) -> Result<RangeInclusive<u32>, String> {
@@ -90,9 +102,12 @@ type Checked = (LevelCheck, bool, f64);
 
 /// Runs the verification; see [`Args`].
 pub(crate) fn run(args: Args) -> CmdResult {
+    if args.repetition == Repetition::Any {
+        return bounds::run(args);
+    }
     let ranks = awari_dbformat::cluster::start()?;
     let root = ranks.is_root();
-    let tb = args.database.open()?;
+    let tb = args.database.open().map_err(|e| hint_bounds(e, &args))?;
     let rules = tb.rules();
     let present = tb.levels();
     let wanted = wanted_levels(&args, &tb, &present)?;
@@ -200,6 +215,21 @@ fn missing_level(tb: &Tablebase, seeds: u32) -> ProbeError {
         seeds,
         rules: tb.rules(),
         dir: tb.dir().to_path_buf(),
+    }
+}
+
+/// `err` (opening the database of scores), with a hint when the directory
+/// holds bound files of `--repetition any` for the size asked.
+fn hint_bounds(err: ProbeError, args: &Args) -> Box<dyn std::error::Error> {
+    let pits = args.database.pits;
+    let bounds = bounds::bound_files(&args.database.db)
+        .is_ok_and(|ids| ids.iter().any(|id| id.rules.pits() == pits));
+    match err {
+        ProbeError::Database { .. } if bounds => format!(
+            "{err} (it holds bound files of --repetition any: verify them with --repetition any)"
+        )
+        .into(),
+        err => err.into(),
     }
 }
 
