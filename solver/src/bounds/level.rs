@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicI8, AtomicU8, Ordering};
 
 use awari_dbformat::level::Values;
 use awari_dbformat::memory::cache::prefetch;
-use awari_dbformat::{with_pits, Board, Bounds, Index, Levels, MoveList, Parents, Rules};
+use awari_dbformat::{with_pits, Board, Bounds, Index, Levels, MoveList, Parents, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -44,9 +44,13 @@ impl BoundLevels {
     /// # Panics
     /// When the board's level is not held.
     pub fn bounds(&self, board: &Board) -> Bounds {
+        let seeds = board.seeds();
+        let i = Index::for_pits(board.per_side())
+            .rank(board)
+            .expect("a child is always stored");
         Bounds {
-            lower: self.lower.score(board),
-            upper: self.upper.score(board),
+            lower: Score::new(*self.lower.slot_at(seeds, i)),
+            upper: Score::new(*self.upper.slot_at(seeds, i)),
         }
     }
 
@@ -84,6 +88,28 @@ struct State {
     exit_lower: Vec<i8>,
     /// The best upper bound its captures (or its end) give.
     exit_upper: Vec<i8>,
+    /// Per run of [`CHUNK`] boards, the `exit_lower` and the `exit_upper`
+    /// values found there: stage k seeds only boards whose `exit_lower` is
+    /// k or whose `exit_upper` is -k, so it skips every other run.
+    exits: Vec<(ValueSet, ValueSet)>,
+}
+
+/// A set of bound values (-64..=64), as bits.
+#[derive(Clone, Copy, Default)]
+struct ValueSet([u64; 3]);
+
+impl ValueSet {
+    fn insert(&mut self, v: i8) {
+        let bit = (i32::from(v) + 64) as usize;
+        if bit < 192 {
+            self.0[bit / 64] |= 1 << (bit % 64);
+        }
+    }
+
+    fn contains(&self, v: i8) -> bool {
+        let bit = (i32::from(v) + 64) as usize;
+        bit < 192 && self.0[bit / 64] & (1 << (bit % 64)) != 0
+    }
 }
 
 impl State {
@@ -188,6 +214,16 @@ fn initial_pass(rules: Rules, seeds: u32, below: &BoundLevels, bar: &ProgressBar
             }
             bar.inc(counter.len() as u64);
         });
+    let exits = exit_lower
+        .par_chunks(CHUNK)
+        .zip(exit_upper.par_chunks(CHUNK))
+        .map(|(lower, upper)| {
+            let (mut lo, mut up) = (ValueSet::default(), ValueSet::default());
+            lower.iter().for_each(|&v| lo.insert(v));
+            upper.iter().for_each(|&v| up.insert(v));
+            (lo, up)
+        })
+        .collect();
     let atomic = |fill: i8| (0..boards).map(|_| AtomicI8::new(fill)).collect();
     State {
         lower: atomic(UNDECIDED),
@@ -195,6 +231,7 @@ fn initial_pass(rules: Rules, seeds: u32, below: &BoundLevels, bar: &ProgressBar
         counter: counter.into_iter().map(AtomicU8::new).collect(),
         exit_lower,
         exit_upper,
+        exits,
     }
 }
 
@@ -243,8 +280,14 @@ fn seed(state: &State, index: &Index, seeds: u32, k: i8) -> (Frontier, Frontier)
         .map(|first| {
             let end = (first + CHUNK).min(state.lower.len());
             let (mut a, mut b) = (Vec::new(), Vec::new());
-            // Most runs seed nothing: walk their boards only when one does.
-            if !(first..end).any(|i| joins_a(i) || joins_b(i)) {
+            // A board is seeded at the one stage its exits name (a larger
+            // exit_lower was seeded before; an exit_upper below -k whose
+            // counter falls to zero is decided in propagation there and
+            // then): most runs seed nothing, and their boards are not read.
+            let (lo, up) = &state.exits[first / CHUNK];
+            if !(lo.contains(k) || up.contains(-k))
+                || !(first..end).any(|i| joins_a(i) || joins_b(i))
+            {
                 return (a, b);
             }
             let boards = index.boards_from(seeds, first as u64);
