@@ -13,10 +13,10 @@ use crate::game::score::Score;
 use crate::level::Values;
 
 use super::bounds::Stored;
-use crate::level::Bound;
 use super::codec::{Encoding, Model};
 use super::layout::{self, FileLayout, HEADER_LEN};
 use super::LevelId;
+use crate::level::Bound;
 
 /// Decoded segments (whole blocks when blocks are not cut) kept per reader,
 /// direct-mapped by their number in the level.

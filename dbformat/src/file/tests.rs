@@ -554,16 +554,27 @@ fn repetition_bounds_have_their_own_files_and_are_never_read_as_scores() {
     for bound in Bound::BOTH {
         let path = write_level_as(dir, level, &v, bound.stored(), small_options()).unwrap();
         assert_eq!(path, bound_path(dir, level, bound));
-        assert_eq!(path.file_name().unwrap(), &*format!("abapa-p6-n7.{}.awl", bound.name()));
+        assert_eq!(
+            path.file_name().unwrap(),
+            &*format!("abapa-p6-n7.{}.awl", bound.name())
+        );
         let reader = LevelReader::open_bound(&path, level, bound).unwrap();
         assert_eq!(reader.decode_all().unwrap().to_vec(), v);
         // A bound is refused where scores or the other bound are expected.
-        let err = LevelReader::open_expecting(&path, level).unwrap_err().to_string();
+        let err = LevelReader::open_expecting(&path, level)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("even-split"), "{err}");
-        let other = if bound == Bound::Lower { Bound::Upper } else { Bound::Lower };
+        let other = if bound == Bound::Lower {
+            Bound::Upper
+        } else {
+            Bound::Lower
+        };
         assert!(LevelReader::open_bound(&path, level, other).is_err());
         // And scores where a bound is expected.
-        let err = LevelReader::open_bound(&scores, level, bound).unwrap_err().to_string();
+        let err = LevelReader::open_bound(&scores, level, bound)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("scores"), "{err}");
         // The header says version 4 and what the values are.
         let bytes = std::fs::read(&path).unwrap();
