@@ -161,12 +161,16 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         checkpoint_seconds: cli.checkpoint_seconds,
     };
     if cli.repetition == Repetition::Any {
-        if ranks.size() > 1 || cli.plan {
+        if ranks.size() > 1 {
             return Err(
-                "--repetition any builds in one process and has no --plan: each level is solved \
-                 in memory (about 8.5 bytes a board, and 2 bytes a board of each lower level)"
+                "--repetition any builds in one process: each level is solved in memory \
+                 (about 8.5 bytes a board, and 2 bytes a board of each lower level)"
                     .into(),
             );
+        }
+        if cli.plan {
+            print_plan(&bounds::plan_bounds(&plan, &options), cli.json);
+            return Ok(());
         }
         return run_bounds(&cli, &plan, &options);
     }

@@ -111,3 +111,58 @@ fn two_pits_every_rule_set_up_to_14_seeds() {
         compare(Rules::new(set, 2).unwrap(), 14);
     }
 }
+
+#[test]
+fn a_level_that_does_not_fit_is_planned_refused_and_refused_before_its_files() {
+    use awari_dbformat::file::{bound_path, LevelId, Stored, WriteOptions};
+    use awari_dbformat::Bound;
+    use awari_solver::bounds::{build_bounds, plan_bounds};
+    use awari_solver::build::{Options, Plan};
+    use awari_solver::SolveError;
+
+    let dir = tempfile::tempdir().unwrap();
+    let rules = Rules::new(RuleSet::Abapa, 4).unwrap();
+    let index = Index::for_pits(4);
+    // Room for level 9 (8.5 bytes a board and the levels below), not for 10.
+    let options = Options {
+        dir: dir.path().to_path_buf(),
+        memory: (64 << 20) + 12 * index.level_size(9),
+        progress: false,
+        write: WriteOptions::default(),
+        certificate: false,
+        stored: Stored::Scores,
+        partitions: None,
+        on_disk: false,
+        spare_disk: false,
+        work_dir: None,
+        checkpoint_seconds: None,
+    };
+    let plan = Plan::up_to(rules, 12);
+    let planned = plan_bounds(&plan, &options);
+    let refused: Vec<u32> = planned
+        .iter()
+        .filter(|p| p.refused.is_some())
+        .map(|p| p.seeds)
+        .collect();
+    assert!(
+        refused.contains(&12) && !refused.contains(&9),
+        "{refused:?}"
+    );
+    let mut built = Vec::new();
+    let err = build_bounds(&plan, &options, |r| built.push(r.seeds)).unwrap_err();
+    assert!(matches!(err, SolveError::Memory { .. }), "{err}");
+    // The levels that fit were built; the first that does not has no file.
+    let first_refused = *refused.iter().min().unwrap();
+    assert_eq!(built, (0..first_refused).collect::<Vec<_>>());
+    let id = LevelId::new(rules, first_refused);
+    assert!(!bound_path(dir.path(), id, Bound::Lower).exists());
+    // Options of the even-split solver alone are refused with a message.
+    let on_disk = Options {
+        on_disk: true,
+        ..options
+    };
+    let err = build_bounds(&plan, &on_disk, |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("--on-disk"), "{err}");
+}

@@ -15,7 +15,7 @@ use awari_dbformat::{Bound, Index};
 use serde::{Deserialize, Serialize};
 
 use super::level::{solve_bound_level, BoundLevels, STATE_BYTES_PER_BOARD};
-use crate::build::{Options, Plan};
+use crate::build::{Options, Plan, PlannedLevel};
 use crate::error::SolveError;
 use crate::memory::{format_size, peak_resident};
 
@@ -97,6 +97,74 @@ impl BoundReport {
     }
 }
 
+/// Boards per second of a level of bounds, as measured for awari and abapa
+/// levels 20..=24 on a 2-core machine (2.4-3.0 M: docs/performance.md).
+const BOUNDS_BOARDS_PER_SECOND: f64 = 2.4e6;
+
+/// Bytes of the two bound files per board, at levels 16..=24 (0.6-0.7).
+const FILE_BYTES_PER_BOARD: f64 = 0.7;
+
+/// The memory level `seeds` needs while it is built, holding `lower_bytes`
+/// of lower levels: its state, the lower levels and 64 MiB for the rest.
+fn needed_bytes(boards: u64, lower_bytes: u64) -> u64 {
+    (boards as f64 * STATE_BYTES_PER_BOARD) as u64 + lower_bytes + (64 << 20)
+}
+
+/// The plan of every level of `plan` under `--repetition any` within
+/// `options.memory`, before any work (`awari-solve --repetition any
+/// --plan`): each level in memory, its memory, the disk its two files
+/// take, and the time estimated from the rates measured on 2 cores.
+pub fn plan_bounds(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
+    let rules = plan.rules;
+    let index = Index::for_pits(rules.pits());
+    let complete = |seeds| level_complete(&options.dir, LevelId::new(rules, seeds));
+    let last_missing = plan.levels.iter().copied().filter(|&s| !complete(s)).max();
+    let threads = rayon::current_num_threads().max(1) as f64;
+    plan.levels
+        .iter()
+        .map(|&seeds| {
+            let boards = index.level_size(seeds);
+            // What the build holds then: the levels below kept for a level above.
+            let lower: u64 = plan
+                .levels
+                .iter()
+                .filter(|&&s| s < seeds && last_missing.is_some_and(|top| s + 2 <= top))
+                .map(|&s| 2 * index.level_size(s))
+                .sum();
+            let memory = needed_bytes(boards, lower);
+            let refused = (memory > options.memory).then(|| {
+                format!(
+                    "needs about {} of memory, more than --memory {}",
+                    format_size(memory),
+                    format_size(options.memory)
+                )
+            });
+            PlannedLevel {
+                seeds,
+                boards,
+                present: complete(seeds),
+                on_disk: false,
+                lower_levels_in_files: false,
+                spare_disk: false,
+                partitions: 1,
+                resident_partitions: None,
+                memory_bytes: memory,
+                disk_bytes: (boards as f64 * FILE_BYTES_PER_BOARD) as u64,
+                estimated_seconds: boards as f64 / (BOUNDS_BOARDS_PER_SECOND * threads / 2.0),
+                refused,
+            }
+        })
+        .collect()
+}
+
+/// True when level `id`'s two bound files and its statistics are in `dir`.
+fn level_complete(dir: &Path, id: LevelId) -> bool {
+    Bound::BOTH
+        .iter()
+        .all(|&b| file::bound_path(dir, id, b).exists())
+        && bound_stats_path(dir, id).exists()
+}
+
 /// The path of the statistics file of level `id` under `--repetition any`:
 /// `<rules>-p<P>-n<N>.any.stats.json`.
 pub fn bound_stats_path(dir: &Path, id: LevelId) -> PathBuf {
@@ -128,13 +196,7 @@ pub fn build_bounds(
     refuse_even_split_options(options)?;
     fs::create_dir_all(&options.dir).map_err(awari_dbformat::Error::io(&options.dir))?;
     let rules = plan.rules;
-    let complete = |seeds: u32| {
-        let id = LevelId::new(rules, seeds);
-        Bound::BOTH
-            .iter()
-            .all(|&b| file::bound_path(&options.dir, id, b).exists())
-            && bound_stats_path(&options.dir, id).exists()
-    };
+    let complete = |seeds: u32| level_complete(&options.dir, LevelId::new(rules, seeds));
     let last_missing = plan.levels.iter().copied().filter(|&s| !complete(s)).max();
     let mut below = BoundLevels::new(rules.pits());
     for &seeds in &plan.levels {
@@ -209,8 +271,7 @@ fn build_one(
 ) -> Result<BoundReport, SolveError> {
     let seeds = id.seeds;
     let boards = Index::for_pits(id.rules.pits()).level_size(seeds);
-    let state = (boards as f64 * STATE_BYTES_PER_BOARD) as u64;
-    let needed = state + below.bytes() + (64 << 20);
+    let needed = needed_bytes(boards, below.bytes());
     if needed > options.memory {
         return Err(SolveError::Memory {
             seeds,

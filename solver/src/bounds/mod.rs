@@ -25,7 +25,7 @@
 mod build;
 mod level;
 
-pub use build::{bound_stats_path, build_bounds, BoundReport};
+pub use build::{bound_stats_path, build_bounds, plan_bounds, BoundReport};
 pub use level::{
     solve_bound_level, solve_bounds_in_memory, BoundLevels, SolvedBounds, STATE_BYTES_PER_BOARD,
 };
