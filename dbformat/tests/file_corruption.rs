@@ -198,15 +198,39 @@ fn magic_and_version() {
     );
 
     let mut b = good.clone();
-    b[8..10].copy_from_slice(&4u16.to_le_bytes());
+    b[8..10].copy_from_slice(&5u16.to_le_bytes());
     fix_checksums(&mut b);
     let err = open_err(&damaged, &b);
     assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
     assert!(
         err.to_string().contains(
-            "damaged.awl: unsupported level file: format version 4; this build reads versions 1 to 3"
+            "damaged.awl: unsupported level file: format version 5; this build reads versions 1 to 4"
         ),
         "{err}"
+    );
+
+    // Version 4 says in byte 92 which bound of --repetition any it holds; a
+    // file of scores, or of lower bounds (code 1), called version 4 does not.
+    for code in [0u8, 1] {
+        let mut b = good.clone();
+        b[8..10].copy_from_slice(&4u16.to_le_bytes());
+        b[92] = code;
+        fix_checksums(&mut b);
+        assert_corrupt(
+            &open_err(&damaged, &b),
+            &damaged,
+            &format!("stored-values code {code} in a version 4 file"),
+        );
+    }
+    // And a version 3 file cannot hold them.
+    let mut b = good.clone();
+    b[8..10].copy_from_slice(&3u16.to_le_bytes());
+    b[92] = 2;
+    fix_checksums(&mut b);
+    assert_corrupt(
+        &open_err(&damaged, &b),
+        &damaged,
+        "stored-values code 2 in a version 3 file",
     );
 
     // Version 3 says in byte 92 that its values are lower bounds; a file of
