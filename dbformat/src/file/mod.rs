@@ -25,19 +25,26 @@
 //! [`resolve_level`] turn stored values into scores. [`LevelReader::get`]
 //! and the decoders return *stored* values.
 //!
-//! # Byte layout (format versions 1 to 3)
+//! Under `--repetition any` a level has two files instead, of the exact
+//! lower and upper bounds of every board ([`Stored::RepetitionLower`],
+//! [`Stored::RepetitionUpper`], named by [`bound_path`]; version 4). A reader
+//! of scores refuses them ([`LevelReader::open_expecting`]) and a reader of
+//! bounds refuses anything else ([`LevelReader::open_bound`]).
+//!
+//! # Byte layout (format versions 1 to 4)
 //! All integers are little-endian. CRC-32 is the IEEE polynomial (crc32fast).
 //! Version 2 adds segments: context-ans blocks cut into parts coded
 //! independently, so that a lookup decodes one part. A file whose blocks are
 //! not cut is written as version 1, byte for byte as before segments existed.
 //! Version 3 adds byte 92, what the values are; files of scores keep
 //! version 1 or 2, so that older readers still read them, and refuse files of
-//! lower bounds instead of misreading them.
+//! lower bounds instead of misreading them. Version 4 is version 3 with
+//! byte 92 = 2 or 3, the bounds of `--repetition any`.
 //!
 //! | offset | size | meaning |
 //! |-------:|-----:|---------|
 //! | 0 | 8 | magic `AWARILVL` |
-//! | 8 | 2 | format version: 3 for lower bounds, else 2 when blocks are cut into segments, else 1 |
+//! | 8 | 2 | format version: 4 for the bounds of `--repetition any`, 3 for lower bounds, else 2 when blocks are cut into segments, else 1 |
 //! | 10 | 2 | header length, 128 |
 //! | 12 | 1 | rule set code ([`crate::RuleSet::code`]: 0 awari, 1 abapa, 2 grand-slam-captures, 3 grand-slam-replay, 4 cross-wari) |
 //! | 13 | 1 | pits per side, 2..=8 |
@@ -56,7 +63,7 @@
 //! | 80 | 4 | CRC-32 of the offset table |
 //! | 84 | 4 | CRC-32 of every byte after the header (model, table, blocks) |
 //! | 88 | 4 | versions 2 and 3: boards per segment S, 1..=2^14, dividing B and below it (context-ans only), or in version 3 also S = B (not cut); version 1: reserved, zero (S = B) |
-//! | 92 | 1 | version 3: what the values are, 1 = lower bounds ([`Stored::code`]); versions 1 and 2: reserved, zero (scores) |
+//! | 92 | 1 | version 3: what the values are, 1 = lower bounds; version 4: 2 = lower, 3 = upper bounds under any repetition rule ([`Stored::code`]); versions 1 and 2: reserved, zero (scores) |
 //! | 93 | 31 | reserved, zero |
 //! | 124 | 4 | CRC-32 of header bytes 0..124 |
 //! | 128 | M | model section: `u32` length + zstd frame of the per-context orders (context-rank, [`Model::to_bytes`]) or frequency tables (context-ans, [`AnsModel::to_bytes`]) |
