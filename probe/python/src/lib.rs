@@ -5,18 +5,21 @@
 //!
 //! Everything here calls the crate-root API of `awari-dbformat`,
 //! `awari-probe` and `awari-solver`; the answers are those of the command
-//! line (`awari-probe score --json`, `batch`, `awari-solve`), and the Python
-//! tests check that they are.
+//! line (`awari-probe score --json`, `batch`, `awari-solve`, each also with
+//! `--repetition any`), and the Python tests check that they are.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use awari_dbformat::{Board as RsBoard, Index, RuleSet, Rules as RsRules, Turn};
-use awari_probe::json::{answer_json, search_json};
+use awari_dbformat::{
+    Board as RsBoard, Bound as DbBound, Bounds, Index, Repetition, RuleSet, Rules as RsRules, Turn,
+};
+use awari_probe::bounds::outcome as bounds_outcome;
+use awari_probe::json::{answer_json, bounds_answer_json, search_json};
 use awari_probe::search::{Limits, Searcher};
-use awari_probe::{ProbeError, Tablebase as RsTablebase};
-use numpy::ndarray::ArrayView2;
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2};
+use awari_probe::{BoundsTablebase as RsBoundsTablebase, ProbeError, Tablebase as RsTablebase};
+use numpy::ndarray::{Array2, ArrayView2};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
 use pyo3::exceptions::{PyException, PyFileNotFoundError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
@@ -58,6 +61,17 @@ fn probe_err(e: ProbeError) -> PyErr {
         e @ (ProbeError::MissingLevel { .. } | ProbeError::Database { .. }) => {
             MissingLevel::new_err(e.to_string())
         }
+        ProbeError::MissingBoundLevel {
+            seeds,
+            rules,
+            ref dir,
+            ..
+        } => MissingLevel::new_err(format!(
+            "{e}; from Python: awari.solve({:?}, max_seeds={seeds}, rules={:?}, pits={}, repetition=\"any\")",
+            dir.display().to_string(),
+            rules.set().name(),
+            rules.pits()
+        )),
         e @ ProbeError::WrongSize { .. } => PyValueError::new_err(e.to_string()),
         // (ProbeError is non-exhaustive in spirit: anything new is a plain error.)
         #[allow(unreachable_patterns)]
@@ -68,8 +82,18 @@ fn probe_err(e: ProbeError) -> PyErr {
 /// The same exception as `err`, its message prefixed with `prefix`.
 fn prefixed(py: Python<'_>, err: PyErr, prefix: &str) -> PyErr {
     let message = format!("{prefix}{}", err.value(py));
-    let ty = err.get_type(py);
-    match ty.call1((message,)) {
+    reworded(py, err, message)
+}
+
+/// The same exception as `err`, `suffix` added to its message.
+fn suffixed(py: Python<'_>, err: PyErr, suffix: &str) -> PyErr {
+    let message = format!("{}{suffix}", err.value(py));
+    reworded(py, err, message)
+}
+
+/// An exception of the type of `err` with `message`.
+fn reworded(py: Python<'_>, err: PyErr, message: String) -> PyErr {
+    match err.get_type(py).call1((message,)) {
         Ok(value) => PyErr::from_value(value),
         Err(e) => e,
     }
@@ -78,6 +102,16 @@ fn prefixed(py: Python<'_>, err: PyErr, prefix: &str) -> PyErr {
 /// Reads a rule set name.
 fn rule_set(name: &str) -> PyResult<RuleSet> {
     name.parse::<RuleSet>().map_err(db_err)
+}
+
+/// Reads a repetition rule's name: `even-split` or `any` (ValueError
+/// naming both otherwise).
+fn repetition(name: &str) -> PyResult<Repetition> {
+    name.parse::<Repetition>().map_err(|_| {
+        PyValueError::new_err(format!(
+            "unknown repetition rule {name:?}: expected \"even-split\" (endless play shares the seeds on the board equally: one exact value per board) or \"any\" (a lower and an upper bound per board that hold under every repetition rule)"
+        ))
+    })
 }
 
 /// A board from a `Board`, a string in the notation, or a sequence of ints.
@@ -447,7 +481,20 @@ impl Tablebase {
         }
         let inner = py
             .detach(|| RsTablebase::open_for(&path, set, pits))
-            .map_err(probe_err)?;
+            .map_err(|e| {
+                let bounds_here = matches!(e, ProbeError::Database { .. })
+                    && RsBoundsTablebase::open_for(&path, set, pits).is_ok();
+                let err = probe_err(e);
+                if bounds_here {
+                    suffixed(
+                        py,
+                        err,
+                        "; it holds bound levels (--repetition any): open them with awari.BoundsTablebase",
+                    )
+                } else {
+                    err
+                }
+            })?;
         Ok(Tablebase { inner })
     }
 
@@ -472,6 +519,13 @@ impl Tablebase {
         Rules {
             inner: self.inner.rules(),
         }
+    }
+
+    /// How these levels value endless play: "even-split" (BoundsTablebase:
+    /// "any").
+    #[getter]
+    fn repetition(&self) -> &'static str {
+        Repetition::EvenSplit.name()
     }
 
     /// The levels (seed counts) present, ascending.
@@ -551,77 +605,10 @@ impl Tablebase {
         boards: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray1<i8>>> {
         let width = self.inner.rules().board_pits();
-        // The error of the first row at fault, if any.
-        let run = |view: ArrayView2<'_, u8>| -> Result<Vec<i8>, (usize, PyErr)> {
-            let first_error = std::sync::Mutex::new(None::<(usize, PyErr)>);
-            let values: Vec<i8> = py.detach(|| {
-                (0..view.nrows())
-                    .into_par_iter()
-                    .with_min_len(256)
-                    .map(|r| {
-                        let row = view.row(r);
-                        let value = match row.as_slice() {
-                            Some(s) => RsBoard::new(s),
-                            None => RsBoard::new(&row.to_vec()),
-                        }
-                        .map_err(db_err)
-                        .and_then(|board| self.inner.score(&board).map_err(probe_err));
-                        value.map(|s| s.get()).unwrap_or_else(|err| {
-                            let mut first = first_error.lock().unwrap_or_else(|e| e.into_inner());
-                            if first.as_ref().is_none_or(|(at, _)| r < *at) {
-                                *first = Some((r, err));
-                            }
-                            0
-                        })
-                    })
-                    .collect()
-            });
-            match first_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                Some(e) => Err(e),
-                None => Ok(values),
-            }
-        };
-        let np = py.import("numpy")?;
-        let array = np.call_method1("asarray", (boards,))?;
-        let shape: Vec<usize> = array.getattr("shape")?.extract()?;
-        if shape.len() != 2 || shape[1] != width {
-            return Err(PyValueError::new_err(format!(
-                "boards are an array of shape (N, {width}), one board of {} pits per side a row; got shape {shape:?}",
-                width / 2
-            )));
-        }
-        let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
-        if !(kind == "u" || kind == "i" || kind == "b") {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "boards are an array of integers, not of dtype {}",
-                array.getattr("dtype")?.str()?
-            )));
-        }
-        let result = if let Ok(a) = array.extract::<PyReadonlyArray2<'_, u8>>() {
-            run(a.as_array())
-        } else {
-            // Other integer types: checked, then narrowed to bytes.
-            let wide = np.call_method1("asarray", (&array, "int64"))?;
-            let wide: PyReadonlyArray2<'_, i64> = wide.extract()?;
-            let view = wide.as_array();
-            if let Some(((r, _), &v)) = view.indexed_iter().find(|(_, &v)| !(0..=255).contains(&v))
-            {
-                let row: Vec<i64> = view.row(r).to_vec();
-                return Err(prefixed(
-                    py,
-                    board_from_ints(&row)
-                        .err()
-                        .unwrap_or_else(|| PyValueError::new_err(format!("{v} seeds in a pit"))),
-                    &format!("row {r}: "),
-                ));
-            }
-            let narrow = view.mapv(|v| v as u8);
-            run(narrow.view())
-        };
-        match result {
-            Ok(values) => Ok(values.into_pyarray(py)),
-            Err((r, err)) => Err(prefixed(py, err, &format!("row {r}: "))),
-        }
+        let values = per_row(py, boards, width, |board| {
+            self.inner.score(board).map(|s| s.get()).map_err(probe_err)
+        })?;
+        Ok(values.into_pyarray(py))
     }
 
     /// The answer of `awari-probe score --json --time T`: the levels' answer
@@ -678,6 +665,322 @@ impl Tablebase {
     }
 }
 
+/// A level's lower and upper bounds, two int8 arrays in index order.
+type LevelArrays<'py> = (Bound<'py, PyArray1<i8>>, Bound<'py, PyArray1<i8>>);
+
+/// The bound levels of `--repetition any` (built by `awari.solve(...,
+/// repetition="any")` or `awari-solve --repetition any`) of one rule set and
+/// size in a directory: for each board a lower and an upper bound on its
+/// value that hold under every rule ending endless play by sharing the seeds
+/// on the board (docs/rules.md).
+///
+/// BoundsTablebase(path, rules="awari", pits=6); rules=None takes the one
+/// rule set present. Levels are opened (memory-mapped) on first use; nothing
+/// is searched above them.
+#[pyclass(module = "awari", name = "BoundsTablebase", frozen)]
+struct BoundsTablebase {
+    inner: RsBoundsTablebase,
+}
+
+impl BoundsTablebase {
+    fn board(&self, obj: &Bound<'_, PyAny>) -> PyResult<RsBoard> {
+        let board = to_board(obj)?;
+        if board.per_side() != self.inner.rules().pits() {
+            return Err(probe_err(ProbeError::WrongSize {
+                board: board.per_side(),
+                database: self.inner.rules().pits(),
+            }));
+        }
+        Ok(board)
+    }
+
+    fn bounds_rs(&self, py: Python<'_>, board: &RsBoard) -> PyResult<Bounds> {
+        py.detach(|| self.inner.bounds(board)).map_err(probe_err)
+    }
+
+    /// True when the levels present answer `board`: its own level for a
+    /// stored board, else (by one ply, as `bounds` does) its children.
+    fn covers_rs(&self, board: &RsBoard, present: &[u32]) -> bool {
+        if board.is_stored() {
+            present.binary_search(&board.seeds()).is_ok()
+        } else {
+            self.inner
+                .rules()
+                .legal_moves(board)
+                .iter()
+                .all(|m| self.covers_rs(&m.child, present))
+        }
+    }
+}
+
+#[pymethods]
+impl BoundsTablebase {
+    #[new]
+    #[pyo3(signature = (path, rules = Some("awari"), pits = 6))]
+    fn new(
+        py: Python<'_>,
+        path: PathBuf,
+        rules: Option<&str>,
+        pits: i64,
+    ) -> PyResult<BoundsTablebase> {
+        let set = rules.map(rule_set).transpose()?;
+        let pits = u8::try_from(pits).unwrap_or(u8::MAX);
+        if !path.is_dir() {
+            return Err(PyFileNotFoundError::new_err(format!(
+                "{}: no such database directory; build one with awari.solve(path, repetition=\"any\") or awari-solve --repetition any",
+                path.display()
+            )));
+        }
+        let inner = py
+            .detach(|| RsBoundsTablebase::open_for(&path, set, pits))
+            .map_err(|e| {
+                let scores_here = matches!(e, ProbeError::Database { .. })
+                    && RsTablebase::open_for(&path, set, pits).is_ok();
+                let err = probe_err(e);
+                if scores_here {
+                    suffixed(
+                        py,
+                        err,
+                        " (it holds even-split levels: open them with awari.Tablebase)",
+                    )
+                } else {
+                    err
+                }
+            })?;
+        Ok(BoundsTablebase { inner })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "BoundsTablebase('{}', rules='{}', pits={})",
+            self.inner.dir().display(),
+            self.inner.rules().set().name(),
+            self.inner.rules().pits()
+        )
+    }
+
+    /// The database directory.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.inner.dir().to_path_buf()
+    }
+
+    /// The rules of the levels.
+    #[getter]
+    fn rules(&self) -> Rules {
+        Rules {
+            inner: self.inner.rules(),
+        }
+    }
+
+    /// How these levels value endless play: "any" (Tablebase: "even-split").
+    #[getter]
+    fn repetition(&self) -> &'static str {
+        Repetition::Any.name()
+    }
+
+    /// The levels (seed counts) with both bound files present, ascending.
+    #[getter]
+    fn levels(&self) -> Vec<u32> {
+        self.inner.levels()
+    }
+
+    /// The largest n such that levels 0..=n are all present, or None.
+    #[getter]
+    fn complete_up_to(&self) -> Option<u32> {
+        self.inner.complete_up_to()
+    }
+
+    /// True when the levels present answer `board` (else `bounds` raises
+    /// MissingLevel: nothing is searched).
+    fn covers(&self, board: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let board = self.board(board)?;
+        Ok(self.covers_rs(&board, &self.inner.levels()))
+    }
+
+    /// `(lower, upper)` for the mover of `board`: the final difference (the
+    /// seeds it will still capture minus the opponent's) it can make sure of
+    /// when endless play would give every seed then on the board to the
+    /// opponent, and the most the opponent can hold it to when endless play
+    /// would give them all to the mover. Under every rule that ends endless
+    /// play by sharing the seeds on the board (the even split, own-side
+    /// seeds at a repetition, ...) the value lies between them; where they
+    /// meet it is the same under all. Unstored boards (a start) by one ply.
+    fn bounds(&self, py: Python<'_>, board: &Bound<'_, PyAny>) -> PyResult<(i8, i8)> {
+        let board = self.board(board)?;
+        let b = self.bounds_rs(py, &board)?;
+        Ok((b.lower.get(), b.upper.get()))
+    }
+
+    /// True when the two bounds of `board` meet: its value is the same under
+    /// every repetition rule.
+    fn is_exact(&self, py: Python<'_>, board: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let board = self.board(board)?;
+        Ok(self.bounds_rs(py, &board)?.is_exact())
+    }
+
+    /// "win", "draw" or "loss" when the bounds decide the game for the mover
+    /// with `captured=(m, o)` seeds already taken (the same under every
+    /// repetition rule), else "depends".
+    #[pyo3(signature = (board, captured = (0, 0)))]
+    fn result(
+        &self,
+        py: Python<'_>,
+        board: &Bound<'_, PyAny>,
+        captured: (i64, i64),
+    ) -> PyResult<&'static str> {
+        let board = self.board(board)?;
+        let captured = captured_pair(captured)?;
+        Ok(bounds_outcome(self.bounds_rs(py, &board)?, captured).name())
+    }
+
+    /// The dict `awari-probe score --repetition any --json` prints:
+    /// "repetition", "board", "seeds", "lower", "upper", "exact", "moves"
+    /// (each "pit", "label", "captured", "lower", "upper", "exact"; none is
+    /// marked best) and, unless `captured` is None, "captured" and "result"
+    /// ("win", "draw", "loss" or "depends").
+    #[pyo3(signature = (board, captured = Some((0, 0))))]
+    fn analyse<'py>(
+        &self,
+        py: Python<'py>,
+        board: &Bound<'py, PyAny>,
+        captured: Option<(i64, i64)>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let board = self.board(board)?;
+        let captured = captured.map(captured_pair).transpose()?;
+        let json = py
+            .detach(|| bounds_answer_json(&self.inner, &board, captured))
+            .map_err(probe_err)?;
+        json_to_py(py, &json)
+    }
+
+    /// The bounds of many boards at once: an integer array of shape
+    /// (N, 2P), one board a row, gives an int8 array of shape (N, 2), lower
+    /// then upper. Runs on every core, without the GIL.
+    fn bounds_array<'py>(
+        &self,
+        py: Python<'py>,
+        boards: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray2<i8>>> {
+        let width = self.inner.rules().board_pits();
+        let pairs = per_row(py, boards, width, |board| {
+            self.inner
+                .bounds(board)
+                .map(|b| [b.lower.get(), b.upper.get()])
+                .map_err(probe_err)
+        })?;
+        let rows = pairs.len();
+        let flat: Vec<i8> = pairs.into_iter().flatten().collect();
+        let array = Array2::from_shape_vec((rows, 2), flat)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(array.into_pyarray(py))
+    }
+
+    /// The whole of level `seeds`: `(lower, upper)`, two int8 arrays of
+    /// `rules.level_size(seeds)` bounds in index order (the board of index i
+    /// is `rules.board_at(seeds, i)`). MissingLevel when a file of the level
+    /// is not there.
+    fn level_bounds<'py>(&self, py: Python<'py>, seeds: u32) -> PyResult<LevelArrays<'py>> {
+        check_seeds(seeds)?;
+        let [lower, upper] = py
+            .detach(|| -> Result<[Vec<i8>; 2], ProbeError> {
+                // Both files first, so that a missing one is named before any work.
+                let readers = [
+                    self.inner.level(seeds, DbBound::Lower)?,
+                    self.inner.level(seeds, DbBound::Upper)?,
+                ];
+                let mut out = [Vec::new(), Vec::new()];
+                for (reader, values) in readers.iter().zip(out.iter_mut()) {
+                    *values = vec![0i8; reader.boards() as usize];
+                    reader.decode_into(values)?;
+                }
+                Ok(out)
+            })
+            .map_err(probe_err)?;
+        Ok((lower.into_pyarray(py), upper.into_pyarray(py)))
+    }
+}
+
+/// Answers every row of `boards` (an integer array of shape (N, `width`),
+/// one board a row: any integer dtype, or nested lists) with `answer`, on
+/// every core without the GIL. Fails with the error of the first row at
+/// fault, prefixed `row r: `; ValueError or TypeError for an array of
+/// another shape or of non-integers.
+fn per_row<'py, T: Send + Copy + Default>(
+    py: Python<'py>,
+    boards: &Bound<'py, PyAny>,
+    width: usize,
+    answer: impl Fn(&RsBoard) -> PyResult<T> + Sync,
+) -> PyResult<Vec<T>> {
+    // The error of the first row at fault, if any.
+    let run = |view: ArrayView2<'_, u8>| -> Result<Vec<T>, (usize, PyErr)> {
+        let first_error = std::sync::Mutex::new(None::<(usize, PyErr)>);
+        let values: Vec<T> = py.detach(|| {
+            (0..view.nrows())
+                .into_par_iter()
+                .with_min_len(256)
+                .map(|r| {
+                    let row = view.row(r);
+                    let value = match row.as_slice() {
+                        Some(s) => RsBoard::new(s),
+                        None => RsBoard::new(&row.to_vec()),
+                    }
+                    .map_err(db_err)
+                    .and_then(|board| answer(&board));
+                    value.unwrap_or_else(|err| {
+                        let mut first = first_error.lock().unwrap_or_else(|e| e.into_inner());
+                        if first.as_ref().is_none_or(|(at, _)| r < *at) {
+                            *first = Some((r, err));
+                        }
+                        T::default()
+                    })
+                })
+                .collect()
+        });
+        match first_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(values),
+        }
+    };
+    let np = py.import("numpy")?;
+    let array = np.call_method1("asarray", (boards,))?;
+    let shape: Vec<usize> = array.getattr("shape")?.extract()?;
+    if shape.len() != 2 || shape[1] != width {
+        return Err(PyValueError::new_err(format!(
+            "boards are an array of shape (N, {width}), one board of {} pits per side a row; got shape {shape:?}",
+            width / 2
+        )));
+    }
+    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+    if !(kind == "u" || kind == "i" || kind == "b") {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "boards are an array of integers, not of dtype {}",
+            array.getattr("dtype")?.str()?
+        )));
+    }
+    let result = if let Ok(a) = array.extract::<PyReadonlyArray2<'_, u8>>() {
+        run(a.as_array())
+    } else {
+        // Other integer types: checked, then narrowed to bytes.
+        let wide = np.call_method1("asarray", (&array, "int64"))?;
+        let wide: PyReadonlyArray2<'_, i64> = wide.extract()?;
+        let view = wide.as_array();
+        if let Some(((r, _), &v)) = view.indexed_iter().find(|(_, &v)| !(0..=255).contains(&v)) {
+            let row: Vec<i64> = view.row(r).to_vec();
+            return Err(prefixed(
+                py,
+                board_from_ints(&row)
+                    .err()
+                    .unwrap_or_else(|| PyValueError::new_err(format!("{v} seeds in a pit"))),
+                &format!("row {r}: "),
+            ));
+        }
+        let narrow = view.mapv(|v| v as u8);
+        run(narrow.view())
+    };
+    result.map_err(|(r, err)| prefixed(py, err, &format!("row {r}: ")))
+}
+
 /// Reads a size: a number of bytes, or a string such as "512M", "2G", "2GiB".
 fn size_arg(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
     if let Ok(n) = obj.extract::<u64>() {
@@ -694,9 +997,12 @@ fn size_arg(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
 /// seeds per pit needs. Prints its table to stderr (progress=False: nothing)
 /// and returns one dict per level of the plan (the line of `awari-solve
 /// --json`). `memory` caps what a level may use: bytes, or "512M", "2G"
-/// (default 85% of the available memory).
+/// (default 85% of the available memory). `repetition="any"` builds the
+/// bound levels of `awari-solve --repetition any` (two files per level,
+/// read with BoundsTablebase) instead of even-split values; `exact` and
+/// `certificate` are for even-split levels.
 #[pyfunction]
-#[pyo3(signature = (path, max_seeds = None, rules = "awari", pits = 6, memory = None, start = None, exact = false, certificate = false, progress = true))]
+#[pyo3(signature = (path, max_seeds = None, rules = "awari", pits = 6, memory = None, start = None, exact = false, certificate = false, progress = true, repetition = "even-split"))]
 #[allow(clippy::too_many_arguments)]
 fn solve<'py>(
     py: Python<'py>,
@@ -709,11 +1015,18 @@ fn solve<'py>(
     exact: bool,
     certificate: bool,
     progress: bool,
+    repetition: &str,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    use awari_solver::build::{self, LevelReport, Options};
+    use awari_solver::build::Options;
+    let repetition = self::repetition(repetition)?;
     let pits = u8::try_from(pits).unwrap_or(u8::MAX);
     let rules = RsRules::new(rule_set(rules)?, pits).map_err(db_err)?;
     let plan = solve_plan(rules, max_seeds, start)?;
+    if repetition == Repetition::Any && certificate {
+        return Err(PyValueError::new_err(
+            "certificate=True is for even-split levels only: bound levels (repetition=\"any\") are checked by awari-probe verify --repetition any",
+        ));
+    }
     let memory = match memory {
         Some(m) => size_arg(m)?,
         None => awari_dbformat::memory::default_budget(),
@@ -738,26 +1051,71 @@ fn solve<'py>(
     let reports = py.detach(|| {
         if progress {
             eprintln!(
-                "awari.solve: {rules}, levels {}..={} into {} ({} threads, memory budget {})",
+                "awari.solve: {rules}{}, levels {}..={} into {} ({} threads, memory budget {})",
+                if repetition == Repetition::Any {
+                    ", bounds under any repetition rule"
+                } else {
+                    ""
+                },
                 plan.levels.first().unwrap_or(&0),
                 plan.levels.last().unwrap_or(&0),
                 path.display(),
                 rayon::current_num_threads(),
                 awari_dbformat::memory::format_size(memory)
             );
-            eprintln!("{}", LevelReport::table_heading());
         }
-        let mut reports = Vec::new();
-        build::build(&plan, &options, |r: &LevelReport| {
-            if progress {
-                eprintln!("{}", r.table_row());
-            }
-            reports.push(r.json_line());
-        })
-        .map(|()| reports)
+        match repetition {
+            Repetition::EvenSplit => solve_even_split(&plan, &options, progress),
+            Repetition::Any => solve_bounds(&plan, &options, progress),
+        }
     });
     let reports = reports.map_err(solve_err)?;
     reports.iter().map(|r| json_to_py(py, r)).collect()
+}
+
+/// The even-split build of `solve`: one JSON report per level.
+fn solve_even_split(
+    plan: &awari_solver::build::Plan,
+    options: &awari_solver::build::Options,
+    progress: bool,
+) -> Result<Vec<serde_json::Value>, awari_solver::SolveError> {
+    use awari_solver::build::{self, LevelReport};
+    if progress {
+        eprintln!("{}", LevelReport::table_heading());
+    }
+    let mut reports = Vec::new();
+    build::build(plan, options, |r: &LevelReport| {
+        if progress {
+            eprintln!("{}", r.table_row());
+        }
+        reports.push(r.json_line());
+    })
+    .map(|()| reports)
+}
+
+/// The `repetition="any"` build of `solve` (`awari-solve --repetition
+/// any`): one JSON report per level, its line of `--json`.
+fn solve_bounds(
+    plan: &awari_solver::build::Plan,
+    options: &awari_solver::build::Options,
+    progress: bool,
+) -> Result<Vec<serde_json::Value>, awari_solver::SolveError> {
+    use awari_solver::bounds::{build_bounds, BoundReport};
+    if progress {
+        eprintln!("{}", BoundReport::table_heading());
+    }
+    let mut reports = Vec::new();
+    build_bounds(plan, options, |r: &BoundReport| {
+        if progress {
+            eprintln!("{}", r.table_row());
+        }
+        reports.push(
+            serde_json::to_value(r).unwrap_or_else(
+                |e| serde_json::json!({ "seeds": r.seeds, "error": e.to_string() }),
+            ),
+        );
+    })
+    .map(|()| reports)
 }
 
 /// The levels `solve` builds: up to `max_seeds` (20 by default), or those a
@@ -802,9 +1160,14 @@ fn _awari(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Move>()?;
     m.add_class::<Rules>()?;
     m.add_class::<Tablebase>()?;
+    m.add_class::<BoundsTablebase>()?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add("CorruptDatabase", m.py().get_type::<CorruptDatabase>())?;
     m.add("MissingLevel", m.py().get_type::<MissingLevel>())?;
+    m.add(
+        "REPETITIONS",
+        Repetition::ALL.iter().map(|r| r.name()).collect::<Vec<_>>(),
+    )?;
     m.add(
         "RULE_SETS",
         RuleSet::ALL.iter().map(|r| r.name()).collect::<Vec<_>>(),

@@ -1,5 +1,6 @@
 """Shared fixtures: the command-line tools to compare with, and small
-databases built once per session (levels 0..=16 of two rule sets).
+databases built once per session (levels 0..=16 of two rule sets, their
+even-split values and their bounds under any repetition rule).
 
 The tools are looked for in $AWARI_BIN, else $CARGO_TARGET_DIR/release, else
 target/release of the repository; scripts/test-python.sh builds them and sets
@@ -83,6 +84,35 @@ def database(request):
     """(rule set, directory) for each of the two rule sets."""
     fixture = {"awari": "db_awari", "abapa": "db_abapa"}[request.param]
     return request.param, request.getfixturevalue(fixture)
+
+
+@pytest.fixture(scope="session")
+def db_awari_any(db_dir):
+    """The bound levels (--repetition any) 0..=TOP of awari, built by awari.solve."""
+    path = db_dir / "awari-any"
+    awari.solve(path, max_seeds=TOP, rules="awari", repetition="any", progress=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def db_abapa_any(db_dir, cli):
+    """The bound levels 0..=TOP of abapa, built by awari-solve --repetition any."""
+    path = db_dir / "abapa-any"
+    run([cli["solve"], "--db", path, "--rules", "abapa", "--max-seeds", TOP,
+         "--repetition", "any", "--json"])
+    return path
+
+
+@pytest.fixture(scope="session", params=["awari", "abapa"])
+def bounds_database(request):
+    """(rule set, directory of its bound levels, directory of its even-split
+    levels) for each of the two rule sets."""
+    name = request.param
+    return (
+        name,
+        request.getfixturevalue(f"db_{name}_any"),
+        request.getfixturevalue(f"db_{name}"),
+    )
 
 
 def random_boards(count, top=TOP, pits=6, seed=1, rules=None):

@@ -1,8 +1,10 @@
 """awari.openspiel: positions of OpenSpiel's oware read into boards agree
-with OpenSpiel's own moves, and the bot plays (a short match; the full one
-is examples/openspiel_match.py)."""
+with OpenSpiel's own moves, the bot plays (a short match; the full one is
+examples/openspiel_match.py), and the bounds of --repetition any decide
+OpenSpiel's results as an exhaustive search of OpenSpiel's own game does."""
 
 import random
+import sys
 
 import pytest
 
@@ -11,7 +13,12 @@ pyspiel = pytest.importorskip(
 )
 
 import awari  # noqa: E402
-from awari.openspiel import TablebaseBot, board_from_state  # noqa: E402
+from awari.openspiel import (  # noqa: E402
+    StateBounds,
+    TablebaseBot,
+    board_from_state,
+    bounds_from_state,
+)
 
 
 def text_board(state, player):
@@ -167,3 +174,147 @@ def test_tablebase_bot_searches_above_the_levels(bot_db, db_awari):
     assert action in state.legal_actions() and bot.last_answer["search"] is True
     with pytest.raises(ValueError, match="abapa"):
         TablebaseBot(awari.Tablebase(db_awari), player_id=0)
+
+
+@pytest.fixture(scope="module")
+def bounds_db(db_abapa_any):
+    return awari.BoundsTablebase(db_abapa_any, rules="abapa")
+
+
+def test_bounds_from_state_at_the_start_and_after_a_capture(bounds_db):
+    game = pyspiel.load_game("oware(num_seeds_per_house=1)")
+    state = game.new_initial_state()
+    b = bounds_from_state(bounds_db, state)
+    assert isinstance(b, StateBounds)
+    assert (b.lower, b.upper, b.exact, b.captured, b.fresh) == (-4, 4, False, (0, 0), True)
+    assert b.game == (-4, 4) and b.result == "depends" and not b.decided and not b.game_exact
+    # Random play: right after each capture the state is fresh again, and the
+    # game's bounds are the board's.
+    rng = random.Random(3)
+    fresh = 0
+    while not state.is_terminal():
+        before = board_from_state(state, player=0)[0].seeds
+        state.apply_action(rng.choice(state.legal_actions()))
+        if state.is_terminal():
+            break
+        b = bounds_from_state(bounds_db, state, limit=5_000)
+        board, captured = board_from_state(state)
+        assert (b.lower, b.upper) == bounds_db.bounds(board) and b.captured == captured
+        assert b.exact == (b.lower == b.upper)
+        if board.seeds < before:
+            assert b.fresh and b.game == (b.lower, b.upper), str(state)
+            assert b.result == bounds_db.result(board, captured)
+            fresh += 1
+        elif not b.fresh and b.game is None:
+            assert b.result == "unknown" and not b.decided
+    assert fresh >= 3
+    with pytest.raises(ValueError, match="game is over"):
+        bounds_from_state(bounds_db, state)
+
+
+def test_bounds_from_state_bad_input(bounds_db, db_abapa, db_awari_any):
+    state = pyspiel.load_game("oware(num_seeds_per_house=1)").new_initial_state()
+    with pytest.raises(TypeError, match="BoundsTablebase"):
+        bounds_from_state(awari.Tablebase(db_abapa, rules="abapa"), state)
+    with pytest.raises(ValueError, match="abapa"):
+        bounds_from_state(awari.BoundsTablebase(db_awari_any), state)
+    four = pyspiel.load_game("oware(num_houses_per_player=4)").new_initial_state()
+    with pytest.raises(ValueError, match="4 houses per player"):
+        bounds_from_state(bounds_db, four)
+    with pytest.raises(ValueError, match="not an oware state"):
+        bounds_from_state(bounds_db, pyspiel.load_game("tic_tac_toe").new_initial_state())
+    # Above the levels built: MissingLevel naming the file.
+    with pytest.raises(awari.MissingLevel, match="abapa-p6-n48.lower.awl is missing"):
+        bounds_from_state(bounds_db, pyspiel.load_game("oware").new_initial_state())
+
+
+class _Budget(Exception):
+    pass
+
+
+def _openspiel_result(state, budget):
+    """OpenSpiel's result for the player to move of `state` with perfect
+    play (+1, 0, -1), by an exhaustive search of OpenSpiel's game itself (its
+    moves, its repetition rule with the state's history since the last
+    capture, its end); _Budget after `budget` positions."""
+    def key(s):
+        return s.current_player(), board_from_state(s, player=0)[0].pits
+
+    memo = {}
+    left = [budget]
+
+    def value(s, seen):
+        board, captured = board_from_state(s, player=0)
+        k = (s.current_player(), board.pits, captured, seen)
+        if k in memo:
+            return memo[k]
+        left[0] -= 1
+        if left[0] < 0 or len(s.history()) > 900:  # (OpenSpiel stops at 1000 moves)
+            raise _Budget
+        me = s.current_player()
+        best = -2
+        for action in s.legal_actions():
+            child = s.child(action)
+            if child.is_terminal():
+                v = child.returns()[me]
+            else:
+                captures = board_from_state(child, player=0)[0].seeds < board.seeds
+                v = -value(child, frozenset([key(child)]) if captures else seen | {key(child)})
+            best = max(best, v)
+            if best == 1:
+                break
+        memo[k] = best
+        return best
+
+    seen = []
+    replay = state.get_game().new_initial_state()
+    seen.append(key(replay))
+    for action in state.history():
+        before = board_from_state(replay, player=0)[0].seeds
+        replay.apply_action(action)
+        if board_from_state(replay, player=0)[0].seeds < before:
+            seen.clear()
+        seen.append(key(replay))
+    return value(state, frozenset(seen))
+
+
+def test_bounds_from_state_decides_as_openspiel_does(bounds_db, db_abapa):
+    """From the states of 30 random games of the 1-seed game with at most 4
+    seeds on the board, an exhaustive search of OpenSpiel's game (given at
+    most 1000 positions: the others are counted as skipped) finds OpenSpiel's
+    result; every result bounds_from_state decides must be it, and its bounds
+    must allow it. The board's bounds alone, blind to the history, decide
+    some of them wrongly, and so do the even-split values."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
+    game = pyspiel.load_game("oware(num_seeds_per_house=1)")
+    values = awari.Tablebase(db_abapa, rules="abapa")
+    rng = random.Random(1)
+    count = dict(states=0, solved=0, skipped=0, decided=0, board_wrong=0, even_split_wrong=0)
+    names = {1: "win", 0: "draw", -1: "loss"}
+    for _ in range(30):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            board, captured = board_from_state(state)
+            if board.seeds <= 4:
+                count["states"] += 1
+                b = bounds_from_state(bounds_db, state)
+                assert b.game is not None
+                try:
+                    truth = names[_openspiel_result(state, 1000)]
+                except _Budget:
+                    count["skipped"] += 1
+                else:
+                    count["solved"] += 1
+                    lead = captured[0] - captured[1]
+                    low, high = lead + b.game[0], lead + b.game[1]
+                    assert {"win": high > 0, "loss": low < 0, "draw": low <= 0 <= high}[truth], (
+                        str(state), b, truth)
+                    if b.decided:
+                        count["decided"] += 1
+                        assert b.result == truth, (str(state), b, truth)
+                    by_board = bounds_db.result(board, captured)
+                    count["board_wrong"] += by_board not in ("depends", truth)
+                    count["even_split_wrong"] += values.result(board, captured) != truth
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert count["solved"] >= 100 and count["decided"] >= 90, count
+    assert count["board_wrong"] >= 1 and count["even_split_wrong"] >= 5, count

@@ -2,8 +2,10 @@
 
 Boards and rules (``Board``, ``Rules``), the databases built by ``awari-solve``
 or ``solve`` (``Tablebase``: values, every move's value, principal variations,
-a search above the levels built, many boards at once with numpy) and, in
-``awari.openspiel``, OpenSpiel's ``oware`` game. See docs/python.md.
+a search above the levels built, many boards at once with numpy), the bounds
+that hold under every repetition rule (``solve(..., repetition="any")`` and
+``BoundsTablebase``) and, in ``awari.openspiel``, OpenSpiel's ``oware`` game.
+See docs/python.md.
 
 >>> import awari
 >>> tb = awari.Tablebase("db")
@@ -15,8 +17,10 @@ from ._awari import (
     MAX_PITS,
     MAX_SEEDS,
     MIN_PITS,
+    REPETITIONS,
     RULE_SETS,
     Board,
+    BoundsTablebase,
     CorruptDatabase,
     MissingLevel,
     Move,
@@ -28,12 +32,14 @@ from ._awari import (
 
 __all__ = [
     "Board",
+    "BoundsTablebase",
     "CorruptDatabase",
     "MAX_PITS",
     "MAX_SEEDS",
     "MIN_PITS",
     "MissingLevel",
     "Move",
+    "REPETITIONS",
     "RULE_SETS",
     "Rules",
     "Tablebase",

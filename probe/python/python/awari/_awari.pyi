@@ -9,6 +9,7 @@ import numpy.typing as npt
 
 __version__: str
 RULE_SETS: list[str]
+REPETITIONS: list[str]
 MIN_PITS: int
 MAX_PITS: int
 MAX_SEEDS: int
@@ -16,6 +17,8 @@ MAX_SEEDS: int
 BoardLike = Union["Board", str, Sequence[int]]
 RuleSetName = Literal["awari", "abapa", "grand-slam-captures", "grand-slam-replay", "cross-wari"]
 Result = Literal["win", "draw", "loss"]
+BoundsResult = Literal["win", "draw", "loss", "depends"]
+RepetitionName = Literal["even-split", "any"]
 
 class CorruptDatabase(Exception):
     """A level file that cannot be trusted (truncated, corrupted, other version or level)."""
@@ -114,6 +117,9 @@ class Tablebase:
     @property
     def rules(self) -> Rules: ...
     @property
+    def repetition(self) -> Literal["even-split"]:
+        """How the levels value endless play (BoundsTablebase: "any")."""
+    @property
     def levels(self) -> list[int]:
         """The levels present, ascending."""
     @property
@@ -145,6 +151,49 @@ class Tablebase:
     ) -> dict[str, Any]:
         """The dict of `awari-probe score --json --time T` (a search above the levels)."""
 
+@final
+class BoundsTablebase:
+    """The bound levels of --repetition any of one rule set and size in a directory:
+    per board a lower and an upper bound that hold under every repetition rule."""
+
+    def __init__(
+        self,
+        path: Union[str, os.PathLike[str]],
+        rules: Optional[RuleSetName | str] = "awari",
+        pits: int = 6,
+    ) -> None: ...
+    @property
+    def path(self) -> pathlib.Path: ...
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def repetition(self) -> Literal["any"]:
+        """How the levels value endless play (Tablebase: "even-split")."""
+    @property
+    def levels(self) -> list[int]:
+        """The levels with both bound files present, ascending."""
+    @property
+    def complete_up_to(self) -> Optional[int]:
+        """The largest n with levels 0..=n all present."""
+    def covers(self, board: BoardLike) -> bool:
+        """True when the levels present answer the board (nothing is searched)."""
+    def bounds(self, board: BoardLike) -> Tuple[int, int]:
+        """(lower, upper) for the mover under every repetition rule."""
+    def is_exact(self, board: BoardLike) -> bool:
+        """True when the bounds meet: the same value under every repetition rule."""
+    def result(self, board: BoardLike, captured: Tuple[int, int] = (0, 0)) -> BoundsResult:
+        """Win, draw or loss when the bounds decide it with `captured` taken, else "depends"."""
+    def analyse(
+        self, board: BoardLike, captured: Optional[Tuple[int, int]] = (0, 0)
+    ) -> dict[str, Any]:
+        """The dict of `awari-probe score --repetition any --json` (no result when captured is None)."""
+    def bounds_array(self, boards: npt.ArrayLike) -> npt.NDArray[np.int8]:
+        """(N, 2) lower and upper bounds of an (N, 2P) integer array of boards, in parallel without the GIL."""
+    def level_bounds(
+        self, seeds: int
+    ) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
+        """(lower, upper): the whole level's bounds in index order."""
+
 def solve(
     path: Union[str, os.PathLike[str]],
     max_seeds: Optional[int] = None,
@@ -155,5 +204,7 @@ def solve(
     exact: bool = False,
     certificate: bool = False,
     progress: bool = True,
+    repetition: RepetitionName | str = "even-split",
 ) -> list[dict[str, Any]]:
-    """Builds the missing levels as awari-solve does; one dict per level."""
+    """Builds the missing levels as awari-solve does (repetition="any": the bound
+    levels of --repetition any); one dict per level."""

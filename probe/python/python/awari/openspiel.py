@@ -15,22 +15,34 @@ ends:
   neither is the bot's play in such positions (the values of every other
   position, and the bot's moves there, are).
 
+OpenSpiel's ending is one of the rules that the bounds of ``--repetition any``
+cover (``awari.BoundsTablebase``, built by ``awari.solve(...,
+repetition="any")``): from a position with nothing before it to repeat (the
+start, or just after a capture) OpenSpiel's value lies between the board's
+two bounds, and is exactly theirs where they meet. After quiet moves the
+positions since the last capture can end the game early, and the board's
+bounds alone can be wrong for the state: :func:`bounds_from_state` takes
+that history into account.
+
 Board and action numbering: an OpenSpiel action is the pit number from the
 mover's left (0 for A), for either player; houses 0..P-1 are player 0's and
 P..2P-1 player 1's, counterclockwise, which is this project's pit order seen
 from player 0.
 
 >>> import pyspiel, awari
->>> from awari.openspiel import TablebaseBot, board_from_state
+>>> from awari.openspiel import TablebaseBot, board_from_state, bounds_from_state
 >>> game = pyspiel.load_game("oware(num_seeds_per_house=1)")
 >>> tb = awari.Tablebase("db-abapa", rules="abapa")   # levels 0..=12
 >>> bot = TablebaseBot(tb, player_id=0)
+>>> bounds = awari.BoundsTablebase("db-abapa", rules="abapa")
+>>> bounds_from_state(bounds, game.new_initial_state()).result
+'depends'
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any, Optional, Tuple
+from typing import Any, NamedTuple, Optional, Tuple
 
 try:
     import pyspiel
@@ -39,9 +51,15 @@ except ImportError as e:  # pragma: no cover - depends on the environment
         "awari.openspiel needs OpenSpiel: pip install open_spiel"
     ) from e
 
-from ._awari import Board, Tablebase
+from ._awari import Board, BoundsTablebase, Tablebase
 
-__all__ = ["board_from_state", "TablebaseBot", "OPENSPIEL_RULES"]
+__all__ = [
+    "board_from_state",
+    "bounds_from_state",
+    "StateBounds",
+    "TablebaseBot",
+    "OPENSPIEL_RULES",
+]
 
 #: The rule set of OpenSpiel's oware in this project's terms.
 OPENSPIEL_RULES = "abapa"
@@ -93,6 +111,221 @@ def board_from_state(
     else:
         pits = seeds[houses:] + seeds[:houses]
     return Board(pits), (scores[player], scores[1 - player])
+
+
+class StateBounds(NamedTuple):
+    """What the bounds of ``--repetition any`` say about an OpenSpiel
+    ``oware`` state, for the player to move (:func:`bounds_from_state`).
+
+    Values are final seed differences from here on: the seeds the player to
+    move will still capture (its row's seeds when OpenSpiel ends the game)
+    minus the opponent's.
+    """
+
+    #: The board's bounds (``BoundsTablebase.bounds``): they hold under every
+    #: rule that ends endless play by sharing the seeds on the board, for play
+    #: from this board with nothing before it to repeat.
+    lower: int
+    upper: int
+    #: ``lower == upper``: the board's value is the same under every such rule.
+    exact: bool
+    #: Seeds already captured: by the player to move, by the opponent.
+    captured: Tuple[int, int]
+    #: True when no other position has been seen since the last capture (the
+    #: start, or just after a capture): OpenSpiel's value then lies in
+    #: ``[lower, upper]``.
+    fresh: bool
+    #: ``(low, high)``: bounds on OpenSpiel's value of this state, its
+    #: history since the last capture included: ``(lower, upper)`` when
+    #: ``fresh``, else found over the positions reachable without a capture
+    #: (a repetition of an earlier one ends the game with each side taking its
+    #: own row); ``None`` when those are more than the ``limit`` given.
+    game: Optional[Tuple[int, int]]
+    #: For the player to move, with ``captured``: ``"win"``, ``"draw"`` or
+    #: ``"loss"`` when ``game`` decides OpenSpiel's result, ``"depends"``
+    #: when it does not, ``"unknown"`` when ``game`` is None.
+    result: str
+
+    @property
+    def decided(self) -> bool:
+        """True when ``result`` is OpenSpiel's result with perfect play."""
+        return self.result in ("win", "draw", "loss")
+
+    @property
+    def game_exact(self) -> bool:
+        """True when ``game`` gives OpenSpiel's value of the state exactly."""
+        return self.game is not None and self.game[0] == self.game[1]
+
+
+def bounds_from_state(
+    tablebase: BoundsTablebase, state: Any, limit: int = 100_000
+) -> StateBounds:
+    """The bounds of ``--repetition any`` for an OpenSpiel ``oware`` state,
+    and whether they decide the game under OpenSpiel's own rule.
+
+    ``tablebase`` is an ``awari.BoundsTablebase`` of the ``abapa`` rules and
+    the game's size. OpenSpiel ends the game at the first repetition of a
+    position since the last capture, each side taking the seeds of its own
+    row: one of the rules the bounds cover, so from a position with nothing
+    before it to repeat (``fresh``) OpenSpiel's value lies between the
+    board's bounds. After quiet moves an earlier position can come round
+    again and end the game sooner, and the board's bounds (even equal ones)
+    can then be wrong for the state; so for such a state the bounds are
+    found again over the positions reachable without a capture (at most
+    ``limit`` of them): a move into an earlier position ends the game there,
+    a capture or the end of the game is valued by the bounds of the position
+    it leaves, and otherwise the same recurrence as the databases' (least
+    lower bound, greatest upper bound). Those bounds hold for OpenSpiel's
+    game whatever the history holds, and give ``result``.
+
+    Raises ValueError for a terminal state or a state of another game,
+    ``awari.MissingLevel`` when a bound level the answer needs is not built.
+    """
+    if not isinstance(tablebase, BoundsTablebase):
+        raise TypeError(
+            "bounds_from_state needs an awari.BoundsTablebase (levels built with repetition=\"any\"), "
+            f"not {type(tablebase).__name__}"
+        )
+    if tablebase.rules.name != OPENSPIEL_RULES:
+        raise ValueError(
+            f"OpenSpiel's oware plays the {OPENSPIEL_RULES} rules; these bound levels are of {tablebase.rules.name}"
+        )
+    board, captured = board_from_state(state)
+    if board.per_side != tablebase.rules.pits:
+        raise ValueError(
+            f"the game has {board.per_side} houses per player but the bound levels {tablebase.rules.pits}"
+        )
+    lower, upper = tablebase.bounds(board)
+    mover = state.current_player()
+    houses = board.per_side
+    history = {
+        (player, pits if player == 0 else pits[houses:] + pits[:houses])
+        for player, pits in _positions_since_capture(state)
+    }
+    fresh = history == {(mover, board.pits)}
+    if fresh:
+        game: Optional[Tuple[int, int]] = (lower, upper)
+    else:
+        game = _bounds_with_history(tablebase, board, mover, history, limit)
+    return StateBounds(
+        lower=lower,
+        upper=upper,
+        exact=lower == upper,
+        captured=captured,
+        fresh=fresh,
+        game=game,
+        result="unknown" if game is None else _decided(game, captured),
+    )
+
+
+def _decided(bounds: Tuple[int, int], captured: Tuple[int, int]) -> str:
+    """What ``bounds`` decide for the mover with ``captured`` seeds taken
+    (as ``BoundsTablebase.result``)."""
+    lead = captured[0] - captured[1]
+    low, high = lead + bounds[0], lead + bounds[1]
+    if low > 0:
+        return "win"
+    if high < 0:
+        return "loss"
+    if low == 0 and high == 0:
+        return "draw"
+    return "depends"
+
+
+def _bounds_with_history(
+    tablebase: BoundsTablebase,
+    board: Board,
+    mover: int,
+    history: set,
+    limit: int,
+) -> Optional[Tuple[int, int]]:
+    """Bounds on OpenSpiel's value of ``board`` (``mover`` to move) when the
+    positions of ``history`` (``(player to move, pits seen from that
+    player)``, ``board`` among them) have been seen since the last capture;
+    None when more than ``limit`` positions are reachable without a capture.
+
+    Over those positions: a move into a position of ``history`` ends the game
+    (each side takes its own row: exact); a capture, or a move after which
+    the next player cannot move, leaves a position with nothing before it to
+    repeat, valued by its bounds in ``tablebase``; any other move leads to a
+    position of the graph. From -n and +n (n the seeds on the board) the
+    lower and upper bounds are raised and lowered by the databases'
+    recurrence (lower from the children's upper bounds and the other way
+    round) until nothing changes: the least lower and the greatest upper
+    solution. A lower bound above -n is forced by a strategy whose positions
+    never repeat (each step gets closer to a capture, the end or a
+    repetition of the history), so positions repeated within the play itself
+    never end it first, and the same for the upper bound; so they hold for
+    OpenSpiel's game.
+    """
+    rules = tablebase.rules
+    houses = rules.pits
+    n = board.seeds
+    index = {(mover, board.pits): 0}
+    boards = [board]
+    players = [mover]
+    ends: list = []  # per position: (low, high) of its best move ending the play, or None
+    kids: list = []  # per position: the positions its quiet moves lead to
+    pending: list = []  # (position, captured, child board) valued by the levels
+    i = 0
+    while i < len(boards):
+        b, player = boards[i], players[i]
+        low = high = None
+        children = []
+        for m in rules.moves(b):
+            child = m.child
+            key = (1 - player, child.pits)
+            if m.captured or m.game_over:
+                pending.append((i, m.captured, child))
+                continue
+            if key in history:  # OpenSpiel ends the game: each side takes its own row
+                value = sum(child.pits[houses:]) - sum(child.pits[:houses])
+                low = value if low is None else max(low, value)
+                high = value if high is None else max(high, value)
+                continue
+            j = index.get(key)
+            if j is None:
+                if len(boards) >= limit:
+                    return None
+                j = index[key] = len(boards)
+                boards.append(child)
+                players.append(1 - player)
+            children.append(j)
+        ends.append((low, high))
+        kids.append(children)
+        i += 1
+    if pending:
+        got = tablebase.bounds_array([c.pits for _, _, c in pending])
+        for (i, captured, _), (lo, hi) in zip(pending, got.tolist()):
+            low, high = ends[i]
+            low = captured - hi if low is None else max(low, captured - hi)
+            high = captured - lo if high is None else max(high, captured - lo)
+            ends[i] = (low, high)
+    count = len(boards)
+    preds: list = [[] for _ in range(count)]
+    for a in range(count):
+        for c in kids[a]:
+            preds[c].append(a)
+    lower = [-n] * count
+    upper = [n] * count
+    queue = list(range(count - 1, -1, -1))
+    queued = [True] * count
+    while queue:
+        a = queue.pop()
+        queued[a] = False
+        low, high = ends[a]
+        for c in kids[a]:
+            low = -upper[c] if low is None else max(low, -upper[c])
+            high = -lower[c] if high is None else max(high, -lower[c])
+        if low is None:  # no move (cannot be: every position here has one)
+            continue
+        if low != lower[a] or high != upper[a]:
+            lower[a], upper[a] = low, high
+            for p in preds[a]:
+                if not queued[p]:
+                    queued[p] = True
+                    queue.append(p)
+    return lower[0], upper[0]
 
 
 class TablebaseBot(pyspiel.Bot):
