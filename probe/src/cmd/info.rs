@@ -88,49 +88,7 @@ fn bits(r: &LevelReader) -> f64 {
 
 /// Prints the table; see [`Args`].
 pub(crate) fn run(args: Args) -> CmdResult {
-    let mut rows: Vec<Row> = scan_dir(&args.db)?
-        .into_iter()
-        .map(|(id, path)| {
-            let reader = LevelReader::open_expecting(&path, id).map_err(|e| e.to_string());
-            Row {
-                id,
-                bound: None,
-                path,
-                reader,
-                check: None,
-            }
-        })
-        .collect();
-    rows.extend(
-        scan_bound_files(&args.db)?
-            .into_iter()
-            .map(|(id, bound, path)| {
-                let reader = LevelReader::open_bound(&path, id, bound).map_err(|e| e.to_string());
-                Row {
-                    id,
-                    bound: Some(bound),
-                    path,
-                    reader,
-                    check: None,
-                }
-            }),
-    );
-    // Each level's scores, then its lower and upper bounds.
-    rows.sort_by_key(|r| {
-        (
-            r.id.rules.set(),
-            r.id.rules.pits(),
-            r.id.seeds,
-            r.bound.map(|b| b == Bound::Upper),
-        )
-    });
-    if args.check {
-        for row in &mut rows {
-            if let Ok(r) = &row.reader {
-                row.check = Some(r.verify_checksums().map_err(|e| e.to_string()));
-            }
-        }
-    }
+    let rows = read_rows(&args)?;
     let all_ok = rows.iter().all(Row::ok);
     let readers: Vec<&LevelReader> = rows.iter().filter_map(|r| r.reader.as_ref().ok()).collect();
     let boards: u64 = readers.iter().map(|r| r.boards()).sum();
@@ -149,54 +107,99 @@ pub(crate) fn run(args: Args) -> CmdResult {
     } else if rows.is_empty() {
         println!("no level files in {}", args.db.display());
     } else {
-        println!(
-            "{:<20} {:>4} {:>5} {:>16} {:>14} {:>8}  {:<18}{:<13}{}",
-            "rules",
-            "pits",
-            "seeds",
-            "boards",
-            "bytes",
-            "bits",
-            "encoding",
-            "stored",
-            if args.check { " checksums" } else { "" }
-        );
-        for row in &rows {
-            let (set, pits, seeds) = (row.id.rules.set().name(), row.id.rules.pits(), row.id.seeds);
-            match &row.reader {
-                Ok(r) => {
-                    let check = match &row.check {
-                        None => String::new(),
-                        Some(Ok(())) => " ok".into(),
-                        Some(Err(e)) => format!(" FAILED: {e}"),
-                    };
-                    println!(
-                        "{set:<20} {pits:>4} {seeds:>5} {:>16} {:>14} {:>8.3}  {:<18}{:<13}{check}",
-                        thousands(r.boards()),
-                        thousands(r.file_bytes()),
-                        bits(r),
-                        r.encoding_description(),
-                        r.stored().name(),
-                    );
-                }
-                Err(e) => println!("{set:<20} {pits:>4} {seeds:>5} unreadable: {e}"),
-            }
-        }
-        if boards > 0 {
-            println!(
-                "{} level files, {} boards, {} bytes, {:.3} bits per board",
-                rows.len(),
-                thousands(boards),
-                thousands(bytes),
-                bytes as f64 * 8.0 / boards as f64
-            );
-        }
+        print_table(&rows, args.check, boards, bytes);
     }
     Ok(if all_ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The level files of the database (scores, then each level's lower and
+/// upper bounds), opened, and checked with `--check`.
+fn read_rows(args: &Args) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let row = |id, bound, path, reader: awari_dbformat::Result<LevelReader>| Row {
+        id,
+        bound,
+        path,
+        reader: reader.map_err(|e| e.to_string()),
+        check: None,
+    };
+    let mut rows: Vec<Row> = scan_dir(&args.db)?
+        .into_iter()
+        .map(|(id, path)| {
+            let reader = LevelReader::open_expecting(&path, id);
+            row(id, None, path, reader)
+        })
+        .collect();
+    for (id, bound, path) in scan_bound_files(&args.db)? {
+        let reader = LevelReader::open_bound(&path, id, bound);
+        rows.push(row(id, Some(bound), path, reader));
+    }
+    // Each level's scores, then its lower and upper bounds.
+    rows.sort_by_key(|r| {
+        (
+            r.id.rules.set(),
+            r.id.rules.pits(),
+            r.id.seeds,
+            r.bound.map(|b| b == Bound::Upper),
+        )
+    });
+    if args.check {
+        for row in &mut rows {
+            if let Ok(r) = &row.reader {
+                row.check = Some(r.verify_checksums().map_err(|e| e.to_string()));
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// The table for people: a line per file, then the totals.
+fn print_table(rows: &[Row], check: bool, boards: u64, bytes: u64) {
+    println!(
+        "{:<20} {:>4} {:>5} {:>16} {:>14} {:>8}  {:<18}{:<13}{}",
+        "rules",
+        "pits",
+        "seeds",
+        "boards",
+        "bytes",
+        "bits",
+        "encoding",
+        "stored",
+        if check { " checksums" } else { "" }
+    );
+    for row in rows {
+        let (set, pits, seeds) = (row.id.rules.set().name(), row.id.rules.pits(), row.id.seeds);
+        match &row.reader {
+            Ok(r) => {
+                let check = match &row.check {
+                    None => String::new(),
+                    Some(Ok(())) => " ok".into(),
+                    Some(Err(e)) => format!(" FAILED: {e}"),
+                };
+                println!(
+                    "{set:<20} {pits:>4} {seeds:>5} {:>16} {:>14} {:>8.3}  {:<18}{:<13}{check}",
+                    thousands(r.boards()),
+                    thousands(r.file_bytes()),
+                    bits(r),
+                    r.encoding_description(),
+                    r.stored().name(),
+                );
+            }
+            Err(e) => println!("{set:<20} {pits:>4} {seeds:>5} unreadable: {e}"),
+        }
+    }
+    if boards > 0 {
+        println!(
+            "{} level files, {} boards, {} bytes, {:.3} bits per board",
+            rows.len(),
+            thousands(boards),
+            thousands(bytes),
+            bytes as f64 * 8.0 / boards as f64
+        );
+    }
 }
 
 #[cfg(test)]
