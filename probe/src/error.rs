@@ -48,4 +48,8 @@ pub enum ProbeError {
         /// Pits per side of the database.
         database: u8,
     },
+    /// A request the probe cannot take: an unknown option or rule, a move
+    /// that is not legal, a line of the engine protocol it cannot read.
+    #[error("{0}")]
+    Input(String),
 }

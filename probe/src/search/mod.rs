@@ -32,13 +32,16 @@
 //! A table entry is used at any depth when proven (a proof does not depend on
 //! the depth it was found at), else only at its own depth or less.
 
+mod game;
 mod limits;
+mod line;
 mod result;
 mod run;
 mod searcher;
 mod table;
 mod worker;
 
+pub use game::{Game, RepetitionRule, MAX_CONTEMPT};
 pub use limits::{Evaluation, Limits};
 pub use result::{Answer, Bound, OutcomeProof, SearchResult};
 pub use searcher::Searcher;

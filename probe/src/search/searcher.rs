@@ -6,6 +6,8 @@ use std::time::{Duration, Instant};
 
 use awari_dbformat::{Board, Outcome, Rules, Score};
 
+use super::game::{repetition_key, Game, RepetitionRule, Stakes};
+use super::line::Line;
 use super::run::{Run, Stop};
 use super::table::Table;
 use super::worker::Worker;
@@ -26,6 +28,8 @@ pub struct Searcher<'a> {
     pub(super) table: Table,
     /// How far and how long to search.
     pub(super) limits: Limits,
+    /// The game around the board searched: repetitions, captured seeds.
+    pub(super) game: Game,
 }
 
 impl<'a> Searcher<'a> {
@@ -41,6 +45,7 @@ impl<'a> Searcher<'a> {
             exact_levels,
             table: Table::new(limits.hash_bytes),
             limits,
+            game: Game::default(),
         }
     }
 
@@ -53,7 +58,32 @@ impl<'a> Searcher<'a> {
             exact_levels: 0,
             table: Table::new(limits.hash_bytes),
             limits,
+            game: Game::default(),
         }
+    }
+
+    /// The same searcher for `game`: its repetition rule and history, and
+    /// the seeds captured so far (then the search plays for the result).
+    pub fn with_game(mut self, game: Game) -> Self {
+        self.game = game;
+        self
+    }
+
+    /// Sets the game around the next boards searched ([`Searcher::with_game`]);
+    /// the transposition table is kept.
+    pub fn set_game(&mut self, game: Game) {
+        self.game = game;
+    }
+
+    /// Changes the limits of the next searches; the transposition table is
+    /// kept (a new size of table is taken by a new searcher only).
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
+    /// Empties the transposition table (a new game).
+    pub fn clear_table(&mut self) {
+        self.table = Table::new(self.limits.hash_bytes);
     }
 
     /// The databases, when `board`'s level is among those they answer.
@@ -72,7 +102,9 @@ impl<'a> Searcher<'a> {
     /// A level file that cannot be read.
     pub fn search(&self, board: &Board) -> Result<SearchResult, ProbeError> {
         let started = Instant::now();
-        if let Some(tb) = self.levels_for(board) {
+        let plain =
+            self.game.repetition == RepetitionRule::EvenSplit && self.game.captured.is_none();
+        if let (true, Some(tb)) = (plain, self.levels_for(board)) {
             // In the databases: their answer.
             let analysis = tb.analyse(board)?;
             let pv = tb.principal_variation(board, MAX_DEPTH as usize)?;
@@ -92,7 +124,10 @@ impl<'a> Searcher<'a> {
             ..self.limits.clone()
         };
         let run = Run::new(&deepening, started);
-        let (value, proven, depth, line) = self.deepen(board, &run)?;
+        let (score, proven, depth, line) = self.deepen(board, &run)?;
+        // Bounds are proven on the score; the value reported is its margin.
+        let stakes = Stakes::root(&self.game);
+        let value = score;
         let mut bound = if proven {
             Bound::Exact
         } else {
@@ -124,8 +159,11 @@ impl<'a> Searcher<'a> {
             let first = moves.iter().next().map(|m| m.pit);
             first
         });
+        let margin = stakes
+            .margin(value)
+            .clamp(-(board.seeds() as i16), board.seeds() as i16);
         Ok(SearchResult {
-            value: Score::new(value as i8),
+            value: Score::new(margin as i8),
             bound,
             depth,
             nodes: run.nodes.load(Relaxed),
@@ -254,6 +292,7 @@ impl<'a> Searcher<'a> {
         run: &Run,
     ) -> Result<Option<(i16, bool, Vec<u8>)>, ProbeError> {
         let threads = self.limits.threads.max(1);
+        let stakes = Stakes::root(&self.game);
         let helpers_done = AtomicBool::new(false);
         let result = std::thread::scope(|scope| {
             // Helper threads search the same tree, some a ply deeper, to
@@ -262,15 +301,15 @@ impl<'a> Searcher<'a> {
                 .map(|t| {
                     let helpers_done = &helpers_done;
                     scope.spawn(move || {
-                        let mut worker = Worker::new(self, run, Some(helpers_done));
+                        let mut worker = Worker::new(self, run, board, Some(helpers_done));
                         let d = depth + (t as u32 & 1);
-                        let _ = worker.node(board, d, alpha, beta, 0);
+                        let _ = worker.node(board, d, (alpha, beta), 0, stakes);
                     })
                 })
                 .collect();
-            let mut worker = Worker::new(self, run, None);
+            let mut worker = Worker::new(self, run, board, None);
             let result = worker
-                .node(board, depth, alpha, beta, 0)
+                .node(board, depth, (alpha, beta), 0, stakes)
                 .map(|(v, proven)| (v, proven, std::mem::take(&mut worker.pv[0])));
             helpers_done.store(true, Relaxed);
             for h in helpers {
@@ -289,33 +328,36 @@ impl<'a> Searcher<'a> {
     /// has them up to a repetition, then the databases' principal variation
     /// when the line reaches their levels: at most `limit` moves.
     fn pv(&self, board: &Board, line: Vec<u8>, limit: usize) -> Vec<u8> {
-        let mut seen = Vec::new();
-        let mut board = *board;
+        // The walk keys the table as the workers do.
+        let mut walk = Walk {
+            line: Line::new(&self.game, board),
+            stakes: Stakes::root(&self.game),
+            board: *board,
+            ply: 0,
+        };
         for &pit in &line {
-            match self.rules.play(&board, pit as usize) {
-                Ok(m) => {
-                    seen.push(board.packed());
-                    board = m.child;
-                }
+            match self.rules.play(&walk.board, pit as usize) {
+                Ok(m) => walk.step(&m),
                 Err(_) => return Vec::new(), // (Never: the line was played.)
             }
         }
         let mut line = line;
         while line.len() < limit {
-            let Some(entry) = self.table.get(&board) else {
+            let salt = walk.line.salt(walk.ply) ^ walk.stakes.salt();
+            let Some(entry) = self.table.get(&walk.board, salt) else {
                 break;
             };
             let Some(pit) = entry.best else { break };
-            let Ok(m) = self.rules.play(&board, pit as usize) else {
+            let Ok(m) = self.rules.play(&walk.board, pit as usize) else {
                 break;
             };
-            if seen.contains(&board.packed()) {
+            if walk.line.earlier(repetition_key(&walk.board, walk.ply)) > 0 {
                 break;
             }
-            seen.push(board.packed());
             line.push(pit);
-            board = m.child;
+            walk.step(&m);
         }
+        let board = walk.board;
         // Into the databases: their line.
         if let Some(tb) = self.levels_for(&board) {
             if let Ok(rest) = tb.principal_variation(&board, limit.saturating_sub(line.len())) {
@@ -323,5 +365,25 @@ impl<'a> Searcher<'a> {
             }
         }
         line
+    }
+}
+
+/// A walk down a line as the workers take it, for the table's keys.
+struct Walk {
+    line: Line,
+    stakes: Stakes,
+    board: Board,
+    ply: usize,
+}
+
+impl Walk {
+    /// Plays `m` from the walk's board.
+    fn step(&mut self, m: &awari_dbformat::Move) {
+        self.line.push(repetition_key(&self.board, self.ply));
+        let _ = self.line.enter(m.captured > 0);
+        let passes = m.turn == awari_dbformat::Turn::Passes;
+        self.stakes = self.stakes.child(i16::from(m.captured), passes);
+        self.board = m.child;
+        self.ply += 1;
     }
 }

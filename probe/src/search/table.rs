@@ -88,11 +88,14 @@ impl Table {
         }
     }
 
-    /// The board's 64-bit key and slot: its pits hashed (a multiply and
-    /// shifts, enough to spread boards that differ in one pit).
-    fn key(&self, board: &Board) -> (u64, usize) {
+    /// The 64-bit key and slot of `board` under `salt` (what else its value
+    /// depends on: the positions since the last capture under a repetition
+    /// rule, the result's stakes; 0 for none): its pits and the salt hashed
+    /// (a multiply and shifts, enough to spread boards that differ in one
+    /// pit).
+    fn key(&self, board: &Board, salt: u64) -> (u64, usize) {
         let packed = board.packed();
-        let mut h = (packed as u64) ^ ((packed >> 64) as u64).rotate_left(29);
+        let mut h = (packed as u64) ^ ((packed >> 64) as u64).rotate_left(29) ^ salt;
         h = (h ^ (h >> 31)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         h ^= h >> 29;
         // 0 marks an empty slot's key.
@@ -100,9 +103,10 @@ impl Table {
         (key, (h >> 7) as usize & self.mask)
     }
 
-    /// The entry of `board`, if the table holds one.
-    pub(super) fn get(&self, board: &Board) -> Option<Entry> {
-        let (key, at) = self.key(board);
+    /// The entry of `board` under `salt` ([`Table::key`]), if the table
+    /// holds one.
+    pub(super) fn get(&self, board: &Board, salt: u64) -> Option<Entry> {
+        let (key, at) = self.key(board, salt);
         let [k, d] = &self.slots[at];
         let data = d.load(Relaxed);
         (k.load(Relaxed) ^ data == key).then(|| Entry::unpack(data))
@@ -110,8 +114,8 @@ impl Table {
 
     /// Stores an entry, replacing what the slot held unless that is proven
     /// and this is not.
-    pub(super) fn put(&self, board: &Board, entry: Entry) {
-        let (key, at) = self.key(board);
+    pub(super) fn put(&self, board: &Board, salt: u64, entry: Entry) {
+        let (key, at) = self.key(board, salt);
         let [k, d] = &self.slots[at];
         let old = d.load(Relaxed);
         if k.load(Relaxed) ^ old == key && Entry::unpack(old).proven && !entry.proven {

@@ -6,6 +6,8 @@ use std::time::Instant;
 
 use awari_dbformat::{Board, Move, Turn};
 
+use super::game::{repetition_key, RepetitionRule, Stakes};
+use super::line::Line;
 use super::run::{Run, Stop, CLOCK_EVERY};
 use super::searcher::Searcher;
 use super::table::{Entry, Kind};
@@ -18,8 +20,8 @@ pub(super) struct Worker<'s, 'a> {
     /// For a helper thread: set when the main thread is done.
     done: Option<&'s AtomicBool>,
     nodes: u64,
-    /// The positions on the current line, for repetitions.
-    line: Vec<u128>,
+    /// The positions since the last capture, for repetitions.
+    line: Line,
     /// Two killer moves (pits) per ply.
     killers: Vec<[u8; 2]>,
     /// A score per pit, raised by moves that cut off.
@@ -29,10 +31,12 @@ pub(super) struct Worker<'s, 'a> {
 }
 
 impl<'s, 'a> Worker<'s, 'a> {
-    /// A worker of `searcher` for `run`; `done` for a helper thread.
+    /// A worker of `searcher` for `run` from `root`; `done` for a helper
+    /// thread.
     pub(super) fn new(
         searcher: &'s Searcher<'a>,
         run: &'s Run,
+        root: &Board,
         done: Option<&'s AtomicBool>,
     ) -> Self {
         Worker {
@@ -40,7 +44,7 @@ impl<'s, 'a> Worker<'s, 'a> {
             run,
             done,
             nodes: 0,
-            line: Vec::new(),
+            line: Line::new(&searcher.game, root),
             killers: vec![[u8::MAX; 2]; MAX_DEPTH as usize + 2],
             history: [0; 16],
             pv: vec![Vec::new(); MAX_DEPTH as usize + 2],
@@ -62,39 +66,49 @@ impl<'s, 'a> Worker<'s, 'a> {
         Ok(())
     }
 
-    /// The value of `board` for its mover searched to `depth` in the window
-    /// `(alpha, beta)`, and whether it is proven (see the module docs).
+    /// The score of `board` for its mover searched to `depth` in the window
+    /// `(alpha, beta)`, and whether it is proven (see the module docs). The
+    /// score is the margin, or with `stakes` active the margin with the
+    /// result's bonus ([`Stakes::score`]).
     pub(super) fn node(
         &mut self,
         board: &Board,
         depth: u32,
-        alpha: i16,
-        beta: i16,
+        (alpha, beta): (i16, i16),
         ply: usize,
+        stakes: Stakes,
     ) -> Result<(i16, bool), Stop> {
         self.tick()?;
         self.pv[ply].clear();
-        if let Some(exact) = self.exact(board)? {
-            return Ok(exact);
+        if let Some(v) = self.searcher.rules.terminal_value(board) {
+            return Ok((stakes.score(i16::from(v.get())), true));
         }
-        let key = board.packed();
-        if self.line.contains(&key) {
-            return Ok(horizon(board, 0, alpha, beta));
+        let key = repetition_key(board, ply);
+        if let Some(ended) = self.repetition(board, key, alpha, beta, stakes) {
+            return Ok(ended);
         }
-        let entry = self.searcher.table.get(board);
+        let salt = self.line.salt(ply) ^ stakes.salt();
+        // The databases, except at the root under a rule they do not hold
+        // for (the root's moves are searched then).
+        if ply > 0 || self.searcher.game.repetition == RepetitionRule::EvenSplit {
+            if let Some(leaf) = self.level(board, salt, alpha, beta, stakes)? {
+                return Ok(leaf);
+            }
+        }
+        let entry = self.searcher.table.get(board, salt);
         if let Some(known) = entry.and_then(|e| table_cut(e, depth, alpha, beta)) {
             return Ok(known);
         }
         // The horizon, unless the table had a proof above.
         if depth == 0 {
             let estimate = self.searcher.limits.evaluation.of(board);
-            return Ok(horizon(board, estimate, alpha, beta));
+            return Ok(horizon(board, estimate, alpha, beta, stakes));
         }
 
         let moves = self.ordered(board, entry.and_then(|e| e.best), ply);
         self.line.push(key);
-        let searched = self.search_moves(&moves, depth, alpha, beta, ply);
-        self.line.pop();
+        let searched = self.search_moves(&moves, depth, (alpha, beta), ply, stakes);
+        self.line.pop(key);
         let best = searched?;
         let kind = if best.value >= beta {
             Kind::Lower
@@ -105,6 +119,7 @@ impl<'s, 'a> Worker<'s, 'a> {
         };
         self.searcher.table.put(
             board,
+            salt,
             Entry {
                 value: best.value,
                 depth: depth.min(255) as u8,
@@ -116,33 +131,76 @@ impl<'s, 'a> Worker<'s, 'a> {
         Ok((best.value, best.proven))
     }
 
-    /// The exact value of `board` when the game is over or the databases
-    /// answer its level, else `None`.
+    /// When the position of `key` ends the game by repetition, its score:
+    /// each side takes its own row under `own-rows` and `three-fold`
+    /// (exact); a cycle is worth 0 under the even split, as an estimate.
     #[inline]
-    fn exact(&self, board: &Board) -> Result<Option<(i16, bool)>, Stop> {
-        if let Some(v) = self.searcher.rules.terminal_value(board) {
-            return Ok(Some((i16::from(v.get()), true)));
+    fn repetition(
+        &self,
+        board: &Board,
+        key: u128,
+        alpha: i16,
+        beta: i16,
+        stakes: Stakes,
+    ) -> Option<(i16, bool)> {
+        let earlier = self.line.earlier(key);
+        if earlier == 0 {
+            return None;
         }
+        match self.searcher.game.repetition.ending_after() {
+            None => Some(horizon(board, 0, alpha, beta, stakes)),
+            Some(after) if earlier >= after => {
+                let row = |r: &[u8]| r.iter().map(|&n| i16::from(n)).sum::<i16>();
+                let v = row(board.mover_row()) - row(board.opponent_row());
+                Some((stakes.score(v), true))
+            }
+            Some(_) => None,
+        }
+    }
+
+    /// When the databases answer `board`'s level, its score: exact under
+    /// the even split, else the even split's value as an estimate (within
+    /// the window's proven bounds, [`horizon`]). `None` otherwise.
+    #[inline]
+    fn level(
+        &self,
+        board: &Board,
+        salt: u64,
+        alpha: i16,
+        beta: i16,
+        stakes: Stakes,
+    ) -> Result<Option<(i16, bool)>, Stop> {
         let Some(tb) = self.searcher.levels_for(board) else {
             return Ok(None);
         };
+        let exact = self.searcher.game.repetition == RepetitionRule::EvenSplit;
         // A database lookup costs microseconds: the table keeps its
-        // answer as a proven entry.
-        if let Some(e) = self.searcher.table.get(board) {
-            if e.proven && e.kind == Kind::Exact {
-                return Ok(Some((e.value, true)));
+        // answer (the margin) as an entry of depth 255.
+        let cached = self
+            .searcher
+            .table
+            .get(board, salt)
+            .filter(|e| e.depth == u8::MAX && e.kind == Kind::Exact);
+        let value = match cached {
+            Some(e) => e.value,
+            None => {
+                let value = i16::from(tb.score(board)?.get());
+                let entry = Entry {
+                    value,
+                    depth: u8::MAX,
+                    kind: Kind::Exact,
+                    proven: exact,
+                    best: None,
+                };
+                self.searcher.table.put(board, salt, entry);
+                value
             }
-        }
-        let value = i16::from(tb.score(board)?.get());
-        let entry = Entry {
-            value,
-            depth: u8::MAX,
-            kind: Kind::Exact,
-            proven: true,
-            best: None,
         };
-        self.searcher.table.put(board, entry);
-        Ok(Some((value, true)))
+        Ok(Some(if exact {
+            (stakes.score(value), true)
+        } else {
+            horizon(board, value, alpha, beta, stakes)
+        }))
     }
 
     /// Searches `moves` (in order, the first with the full window, the others
@@ -154,9 +212,9 @@ impl<'s, 'a> Worker<'s, 'a> {
         &mut self,
         moves: &[Move],
         depth: u32,
-        mut alpha: i16,
-        beta: i16,
+        (mut alpha, beta): (i16, i16),
         ply: usize,
+        stakes: Stakes,
     ) -> Result<Best, Stop> {
         let mut best = Best {
             value: -INFINITE,
@@ -167,12 +225,12 @@ impl<'s, 'a> Worker<'s, 'a> {
         let mut cut_proven = None;
         for (k, m) in moves.iter().enumerate() {
             let (v, proven) = if k == 0 {
-                self.child(m, depth - 1, alpha, beta, ply)?
+                self.child(m, depth - 1, (alpha, beta), ply, stakes)?
             } else {
                 // A null window first: is this move better than alpha?
-                match self.child(m, depth - 1, alpha, alpha + 1, ply)? {
+                match self.child(m, depth - 1, (alpha, alpha + 1), ply, stakes)? {
                     (v, _) if v > alpha && v < beta => {
-                        self.child(m, depth - 1, alpha, beta, ply)?
+                        self.child(m, depth - 1, (alpha, beta), ply, stakes)?
                     }
                     other => other,
                 }
@@ -225,23 +283,37 @@ impl<'s, 'a> Worker<'s, 'a> {
         &mut self,
         m: &Move,
         depth: u32,
-        alpha: i16,
-        beta: i16,
+        (alpha, beta): (i16, i16),
         ply: usize,
+        stakes: Stakes,
     ) -> Result<(i16, bool), Stop> {
         let gain = i16::from(m.captured);
-        match m.turn {
+        let passes = m.turn == Turn::Passes;
+        let stakes = stakes.child(gain, passes);
+        let entered = self.line.enter(m.captured > 0);
+        let found = if passes {
             // value = gain - child: alpha < value < beta  <=>  gain - beta < child < gain - alpha.
-            Turn::Passes => {
-                let (v, proven) = self.node(&m.child, depth, gain - beta, gain - alpha, ply + 1)?;
-                Ok((gain - v, proven))
-            }
+            self.node(
+                &m.child,
+                depth,
+                (gain - beta, gain - alpha),
+                ply + 1,
+                stakes,
+            )
+            .map(|(v, proven)| (gain - v, proven))
+        } else {
             // value = gain + child.
-            Turn::Stays => {
-                let (v, proven) = self.node(&m.child, depth, alpha - gain, beta - gain, ply + 1)?;
-                Ok((gain + v, proven))
-            }
-        }
+            self.node(
+                &m.child,
+                depth,
+                (alpha - gain, beta - gain),
+                ply + 1,
+                stakes,
+            )
+            .map(|(v, proven)| (gain + v, proven))
+        };
+        self.line.leave(entered);
+        found
     }
 
     /// The legal moves of `board` in the order to try them: the table's
@@ -301,18 +373,19 @@ fn table_cut(entry: Entry, depth: u32, alpha: i16, beta: i16) -> Option<(i16, bo
     None
 }
 
-/// The value of a position not searched further (at the horizon, or
-/// repeating one on the line): `estimate`, unproven, unless the window lies
-/// beyond what the seeds on the board allow, which is proven: no player can
-/// gain more than all of them.
-fn horizon(board: &Board, estimate: i16, alpha: i16, beta: i16) -> (i16, bool) {
+/// The score of a position not searched further (at the horizon, repeating
+/// one on the line, or a database value that is only an estimate):
+/// `estimate`, unproven, unless the window lies beyond what the seeds on the
+/// board allow, which is proven: no player can gain more than all of them.
+fn horizon(board: &Board, estimate: i16, alpha: i16, beta: i16, stakes: Stakes) -> (i16, bool) {
     let all = board.seeds() as i16;
-    if -all >= beta {
-        (-all, true)
-    } else if all <= alpha {
-        (all, true)
+    let (lo, hi, e) = stakes.range(-all, all, estimate);
+    if lo >= beta {
+        (lo, true)
+    } else if hi <= alpha {
+        (hi, true)
     } else {
-        (estimate.clamp(-all, all), false)
+        (e, false)
     }
 }
 
@@ -335,9 +408,10 @@ mod tests {
         assert_eq!(Evaluation::SeedsOnSide(1).of(&board), 3);
         assert_eq!(Evaluation::SeedsOnSide(2).of(&board), 1);
         // 7 seeds: a window beyond them is decided, and proven.
-        assert_eq!(horizon(&board, 3, -20, -7), (-7, true));
-        assert_eq!(horizon(&board, 3, 7, 20), (7, true));
-        assert_eq!(horizon(&board, 3, -1, 1), (3, false));
-        assert_eq!(horizon(&board, 30, -1, 1), (7, false));
+        let m = Stakes::MARGIN;
+        assert_eq!(horizon(&board, 3, -20, -7, m), (-7, true));
+        assert_eq!(horizon(&board, 3, 7, 20, m), (7, true));
+        assert_eq!(horizon(&board, 3, -1, 1, m), (3, false));
+        assert_eq!(horizon(&board, 30, -1, 1, m), (7, false));
     }
 }

@@ -78,7 +78,7 @@ impl From<ProbeError> for ApiError {
             // Bounds are never searched: a missing bound level is a request
             // this database cannot take.
             ProbeError::MissingBoundLevel { seeds, .. } => (StatusCode::BAD_REQUEST, Some(*seeds)),
-            ProbeError::WrongSize { .. } | ProbeError::Database { .. } => {
+            ProbeError::WrongSize { .. } | ProbeError::Database { .. } | ProbeError::Input(_) => {
                 (StatusCode::BAD_REQUEST, None)
             }
             ProbeError::Db(awari_dbformat::Error::Notation { .. })
