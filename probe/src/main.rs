@@ -30,6 +30,7 @@ enum Command {
     Score(cmd::score::Args),
     Batch(cmd::batch::Args),
     Verify(cmd::verify::Args),
+    Uci(cmd::uci::Args),
     #[cfg(feature = "serve")]
     Serve(cmd::serve::Args),
 }
@@ -47,6 +48,7 @@ fn main() -> ExitCode {
         Command::Score(args) => cmd::score::run(args),
         Command::Batch(args) => cmd::batch::run(args),
         Command::Verify(args) => cmd::verify::run(args),
+        Command::Uci(args) => cmd::uci::run(args),
         #[cfg(feature = "serve")]
         Command::Serve(args) => cmd::serve::run(args),
     };

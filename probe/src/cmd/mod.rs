@@ -10,6 +10,7 @@ pub(crate) mod info;
 pub(crate) mod score;
 #[cfg(feature = "serve")]
 pub(crate) mod serve;
+pub(crate) mod uci;
 pub(crate) mod verify;
 
 /// What a subcommand returns: an exit code, or an error to print (exit status 2).

@@ -238,6 +238,20 @@ impl Stakes {
         }
     }
 
+    /// The result a proven score at the root stands for: 1 a win, 0 a
+    /// draw, -1 a loss; `None` when unproven or playing for the margin.
+    pub fn result(self, s: i16, proven: bool) -> Option<i8> {
+        if !self.active || !proven {
+            None
+        } else if s > RESULT_BONUS / 2 {
+            Some(1)
+        } else if s < -RESULT_BONUS / 2 {
+            Some(-1)
+        } else {
+            Some(0)
+        }
+    }
+
     /// A salt for the transposition table: scores under different stakes
     /// differ.
     #[inline]

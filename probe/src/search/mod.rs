@@ -39,12 +39,14 @@ mod result;
 mod run;
 mod searcher;
 mod table;
+mod think;
 mod worker;
 
 pub use game::{Game, RepetitionRule, MAX_CONTEMPT};
 pub use limits::{Evaluation, Limits};
 pub use result::{Answer, Bound, OutcomeProof, SearchResult};
 pub use searcher::Searcher;
+pub use think::Iteration;
 
 /// Values beyond any score, for open windows.
 const INFINITE: i16 = 1000;

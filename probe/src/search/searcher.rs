@@ -283,7 +283,7 @@ impl<'a> Searcher<'a> {
     /// One search of `board` to `depth` in the window `(alpha, beta)` by all
     /// threads: the value, whether it is proven, and the principal variation
     /// (pits); `None` when the time ran out first.
-    fn root(
+    pub(super) fn root(
         &self,
         board: &Board,
         depth: u32,
@@ -327,7 +327,7 @@ impl<'a> Searcher<'a> {
     /// The moves of `line` from `board`, then the best moves as the table
     /// has them up to a repetition, then the databases' principal variation
     /// when the line reaches their levels: at most `limit` moves.
-    fn pv(&self, board: &Board, line: Vec<u8>, limit: usize) -> Vec<u8> {
+    pub(super) fn pv(&self, board: &Board, line: Vec<u8>, limit: usize) -> Vec<u8> {
         // The walk keys the table as the workers do.
         let mut walk = Walk {
             line: Line::new(&self.game, board),

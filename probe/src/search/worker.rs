@@ -2,7 +2,6 @@
 //! moves, with the table, killers and history ordering them.
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::time::Instant;
 
 use awari_dbformat::{Board, Move, Turn};
 
@@ -56,9 +55,7 @@ impl<'s, 'a> Worker<'s, 'a> {
         self.nodes += 1;
         if self.nodes.is_multiple_of(CLOCK_EVERY) {
             self.run.nodes.fetch_add(CLOCK_EVERY, Relaxed);
-            if self.run.deadline.is_some_and(|d| Instant::now() >= d) {
-                self.run.stopped.store(true, Relaxed);
-            }
+            self.run.out_of_time();
         }
         if self.run.stopped.load(Relaxed) || self.done.is_some_and(|d| d.load(Relaxed)) {
             return Err(Stop::Time);
