@@ -43,7 +43,7 @@ mod think;
 mod worker;
 
 pub use game::{Game, RepetitionRule, MAX_CONTEMPT};
-pub use limits::{Evaluation, Limits};
+pub use limits::{features, Evaluation, Limits, FEATURES, FITTED};
 pub use result::{Answer, Bound, OutcomeProof, SearchResult};
 pub use searcher::Searcher;
 pub use think::Iteration;

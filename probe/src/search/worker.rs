@@ -88,7 +88,7 @@ impl<'s, 'a> Worker<'s, 'a> {
         // The databases, except at the root under a rule they do not hold
         // for (the root's moves are searched then).
         if ply > 0 || self.searcher.game.repetition == RepetitionRule::EvenSplit {
-            if let Some(leaf) = self.level(board, salt, alpha, beta, stakes)? {
+            if let Some(leaf) = self.level(board, alpha, beta, stakes)? {
                 return Ok(leaf);
             }
         }
@@ -98,8 +98,7 @@ impl<'s, 'a> Worker<'s, 'a> {
         }
         // The horizon, unless the table had a proof above.
         if depth == 0 {
-            let estimate = self.searcher.limits.evaluation.of(board);
-            return Ok(horizon(board, estimate, alpha, beta, stakes));
+            return self.quiesce(board, (alpha, beta), stakes, QUIESCENCE_PLIES);
         }
 
         let moves = self.ordered(board, entry.and_then(|e| e.best), ply);
@@ -155,6 +154,64 @@ impl<'s, 'a> Worker<'s, 'a> {
         }
     }
 
+    /// The score of `board` at the horizon: the estimate, or better for the
+    /// mover a capture followed by the same (up to `plies` captures in a
+    /// row), so that the horizon does not fall in the middle of an exchange.
+    /// The mover may stand on the estimate instead of capturing; a result
+    /// is proven only when the seeds on the board or a proven capture decide
+    /// the window.
+    fn quiesce(
+        &mut self,
+        board: &Board,
+        (mut alpha, beta): (i16, i16),
+        stakes: Stakes,
+        plies: u32,
+    ) -> Result<(i16, bool), Stop> {
+        self.tick()?;
+        if let Some(v) = self.searcher.rules.terminal_value(board) {
+            return Ok((stakes.score(i16::from(v.get())), true));
+        }
+        let estimate = self.searcher.limits.evaluation.of(board);
+        let stand = horizon(board, estimate, alpha, beta, stakes);
+        if stand.1 || plies == 0 || stand.0 >= beta {
+            return Ok(stand);
+        }
+        let mut best = stand.0;
+        alpha = alpha.max(best);
+        let mut captures: Vec<Move> = self
+            .searcher
+            .rules
+            .legal_moves(board)
+            .iter()
+            .filter(|m| m.captured > 0)
+            .copied()
+            .collect();
+        captures.sort_by_key(|m| std::cmp::Reverse(m.captured));
+        for m in &captures {
+            let gain = i16::from(m.captured);
+            let passes = m.turn == Turn::Passes;
+            let child_stakes = stakes.child(gain, passes);
+            let window = if passes {
+                (gain - beta, gain - alpha)
+            } else {
+                (alpha - gain, beta - gain)
+            };
+            let (v, proven) = match self.level(&m.child, window.0, window.1, child_stakes)? {
+                Some(found) => found,
+                None => self.quiesce(&m.child, window, child_stakes, plies - 1)?,
+            };
+            let v = if passes { gain - v } else { gain + v };
+            if v >= beta {
+                return Ok((v, proven));
+            }
+            if v > best {
+                best = v;
+                alpha = alpha.max(v);
+            }
+        }
+        Ok((best, false))
+    }
+
     /// When the databases answer `board`'s level, its score: exact under
     /// the even split, else the even split's value as an estimate (within
     /// the window's proven bounds, [`horizon`]). `None` otherwise.
@@ -162,7 +219,6 @@ impl<'s, 'a> Worker<'s, 'a> {
     fn level(
         &self,
         board: &Board,
-        salt: u64,
         alpha: i16,
         beta: i16,
         stakes: Stakes,
@@ -176,7 +232,7 @@ impl<'s, 'a> Worker<'s, 'a> {
         let cached = self
             .searcher
             .table
-            .get(board, salt)
+            .get(board, LEVEL_SALT)
             .filter(|e| e.depth == u8::MAX && e.kind == Kind::Exact);
         let value = match cached {
             Some(e) => e.value,
@@ -189,7 +245,7 @@ impl<'s, 'a> Worker<'s, 'a> {
                     proven: exact,
                     best: None,
                 };
-                self.searcher.table.put(board, salt, entry);
+                self.searcher.table.put(board, LEVEL_SALT, entry);
                 value
             }
         };
@@ -342,6 +398,13 @@ impl<'s, 'a> Worker<'s, 'a> {
     }
 }
 
+/// Captures in a row searched at the horizon ([`Worker::quiesce`]).
+const QUIESCENCE_PLIES: u32 = 8;
+
+/// The table's key salt of a database value kept there: it depends on the
+/// board alone, whatever the history or the stakes.
+const LEVEL_SALT: u64 = 0x6A09_E667_F3BC_C908;
+
 /// What the moves of a node found: the best value, its move, and whether
 /// the value is proven (a cut-off when its move is, else when every move is).
 struct Best {
@@ -410,5 +473,11 @@ mod tests {
         assert_eq!(horizon(&board, 3, 7, 20, m), (7, true));
         assert_eq!(horizon(&board, 3, -1, 1, m), (3, false));
         assert_eq!(horizon(&board, 30, -1, 1, m), (7, false));
+        // The mover's "4 0 0 0 0 1": 5 seeds, 4 empty houses, one of 1;
+        // the opponent's "1 1 0 0 0 0": 2 seeds, 4 empty, two of 1.
+        assert_eq!(crate::search::features(&board), [3, 0, -1, 0, 1]);
+        let weights = [16, 0, -32, 0, 8];
+        // 3 - (-2) + 0.5 = 5.5 seeds, rounded to 6.
+        assert_eq!(Evaluation::Weighted(weights).of(&board), 6);
     }
 }
