@@ -55,8 +55,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for row in 0..FEATURES {
             if row != col && a[col][col] != 0.0 {
                 let k = a[row][col] / a[col][col];
-                for c in col..=FEATURES {
-                    a[row][c] -= k * a[col][c];
+                let pivot_row = a[col];
+                for (x, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
+                    *x -= k * p;
                 }
             }
         }
