@@ -23,10 +23,12 @@ pub struct Limits {
 /// How a position at the search's horizon is estimated (an estimate is never
 /// proven, whatever it is).
 ///
-/// The default, `SeedsOnSide(4)`, won 27 of 44 points (+4.1 and +2.6 seeds a
-/// game in two runs) against `Captured` at 100 ms a move, `SeedsOnSide(8)`
-/// 28 of 44 (+1.8, -0.6), `SeedsOnSide(2)` 16 of 32 (+0.4):
-/// `probe/examples/match.rs`, docs/performance.md.
+/// The default, `Weighted(FITTED)` (fitted to the databases' values),
+/// scored about 60% against Aalina at 100 ms a move where `SeedsOnSide(4)`
+/// scored 30% (`scripts/match.sh`, docs/performance.md). `SeedsOnSide(4)`
+/// had won 27 of 44 points against `Captured` at 100 ms a move,
+/// `SeedsOnSide(8)` 28 of 44, `SeedsOnSide(2)` 16 of 32
+/// (`probe/examples/match.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Evaluation {
     /// 0: the seeds captured along the way are the whole estimate.
@@ -67,9 +69,9 @@ pub fn features(board: &Board) -> [i16; FEATURES] {
 }
 
 impl Default for Evaluation {
-    /// `SeedsOnSide(4)`, the best measured.
+    /// `Weighted(FITTED)`, the best measured.
     fn default() -> Evaluation {
-        Evaluation::SeedsOnSide(4)
+        Evaluation::Weighted(FITTED)
     }
 }
 

@@ -14,9 +14,7 @@ use std::thread::{self, ScopedJoinHandle};
 use std::time::Duration;
 
 use awari_dbformat::RuleSet;
-use awari_probe::search::{
-    Evaluation, Game, Iteration, Limits, RepetitionRule, Searcher, FITTED, MAX_CONTEMPT,
-};
+use awari_probe::search::{Game, Iteration, Limits, RepetitionRule, Searcher, MAX_CONTEMPT};
 use awari_probe::{ProbeError, Tablebase};
 
 use super::CmdResult;
@@ -100,7 +98,7 @@ impl Settings {
             depth,
             hash_bytes: self.hash_bytes,
             threads: self.threads,
-            evaluation: Evaluation::Weighted(FITTED),
+            ..Limits::default()
         }
     }
 }
