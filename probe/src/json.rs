@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crate::bounds::{outcome, BoundsAnalysis, BoundsTablebase};
-use crate::search::{Answer, Limits, Searcher};
+use crate::search::{Answer, Game, Limits, Searcher};
 use crate::{Analysis, ProbeError, Pv, Tablebase};
 use awari_dbformat::{Board, Bounds, Rules};
 
@@ -65,6 +65,22 @@ pub fn search_one_json(
     captured: (u32, u32),
     time: Duration,
 ) -> Result<serde_json::Value, ProbeError> {
+    search_game_json(tb, board, captured, time, Game::default())
+}
+
+/// As [`search_one_json`], in `game` (its repetition rule and the
+/// positions before the board; its captured seeds are `captured`), with
+/// the rule in the JSON (`"repetition"`).
+///
+/// # Errors
+/// A level file that cannot be read.
+pub fn search_game_json(
+    tb: &Tablebase,
+    board: &Board,
+    captured: (u32, u32),
+    time: Duration,
+    game: Game,
+) -> Result<serde_json::Value, ProbeError> {
     let limits = Limits {
         time: Some(time),
         depth: None,
@@ -72,8 +88,13 @@ pub fn search_one_json(
         threads: 1,
         ..Limits::default()
     };
-    let answer = Searcher::new(tb, limits).answer(board, captured)?;
-    Ok(search_json(tb.rules(), board, captured, &answer))
+    let rule = game.repetition;
+    let answer = Searcher::new(tb, limits)
+        .with_game(game)
+        .answer(board, captured)?;
+    let mut json = search_json(tb.rules(), board, captured, &answer);
+    json["repetition"] = rule.name().into();
+    Ok(json)
 }
 
 /// The whole JSON answer of `score --json` for `board` (also the answer of

@@ -21,8 +21,17 @@ let at = 0;            // index of the shown position in history
 let analysis = null;   // /api/position answer for the shown position, or null
 let busy = false;      // a move is being animated or a position fetched
 let setupMode = false;
-/** "even-split" or "any" (bounds under every repetition rule); `?repetition=any` in the address. */
-let repetition = new URLSearchParams(location.search).get("repetition") === "any" ? "any" : "even-split";
+/**
+ * How endless play ends: "even-split" (the databases' rule), "any" (bounds under every
+ * repetition rule), or a rule of play searched with the game's history: "own-rows" (the
+ * first repetition since the last capture ends the game, each side taking its own row,
+ * as OpenSpiel and Aalina play) or "three-fold". `?repetition=` in the address.
+ */
+const REPETITIONS = ["even-split", "any", "own-rows", "three-fold"];
+let repetition = (() => {
+  const asked = new URLSearchParams(location.search).get("repetition");
+  return REPETITIONS.includes(asked) ? asked : "even-split";
+})();
 
 // ---- talking to the server ----
 
@@ -62,8 +71,30 @@ function positionQuery(s) {
     captured: `${s.stores[s.toMove]},${s.stores[other(s.toMove)]}`,
     rules: game.rules,
   });
-  if (repetition === "any") q.set("repetition", "any");
+  if (repetition !== "even-split") q.set("repetition", repetition);
+  if (repetition === "own-rows" || repetition === "three-fold") {
+    const earlier = positionsSinceCapture();
+    if (earlier) q.set("history", earlier);
+  }
   return `/api/position?${q}`;
+}
+
+/** Seeds on the board of a state. */
+function seedsOnBoard(s) {
+  return s.rows.S.concat(s.rows.N).reduce((a, b) => a + b, 0);
+}
+
+/**
+ * The positions played before the shown one since the last capture, oldest first, each
+ * seen from its mover and separated by ";": the API's `history`.
+ */
+function positionsSinceCapture() {
+  const seeds = seedsOnBoard(history[at].state);
+  const boards = [];
+  for (let k = at - 1; k >= 0 && seedsOnBoard(history[k].state) === seeds; k--) {
+    boards.unshift(moverBoard(history[k].state).join(" "));
+  }
+  return boards.join(";");
 }
 
 // ---- drawing ----

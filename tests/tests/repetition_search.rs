@@ -895,3 +895,62 @@ fn the_engine_search_plays_own_rows_as_the_histories_say() {
         "{compared} compared, {skipped} skipped"
     );
 }
+
+/// Issue 49: with even-split levels at its leaves, the search under
+/// `own-rows` claims only what holds under own rows (the databases' values
+/// are estimates there): on every board of 3-pit abapa up to 5 seeds, over
+/// levels 0..=3, at depths 1 to 6, an exact value is the histories' value,
+/// a lower bound at most it, an upper bound at least it.
+#[test]
+fn the_engine_search_claims_under_own_rows_hold() {
+    use awari_probe::search::{Bound as Proof, Game, Limits, RepetitionRule, Searcher};
+    use awari_probe::Tablebase;
+    let rules = Rules::new(RuleSet::Abapa, 3).unwrap();
+    let dir = scratch("own-rows-claims");
+    solve(&dir, rules, 3, &[]);
+    let tb = Tablebase::open(&dir, rules).unwrap();
+    let mut histories = Search::new(rules, Ending::OwnRows, fixpoint::bounds(rules, 5));
+    let game = Game {
+        repetition: RepetitionRule::OwnRows,
+        ..Game::default()
+    };
+    let mut claims = [0usize; 4];
+    for depth in 1..=6 {
+        let limits = Limits {
+            time: None,
+            depth: Some(depth),
+            hash_bytes: 1 << 20,
+            threads: 1,
+            ..Limits::default()
+        };
+        let searcher = Searcher::new(&tb, limits).with_game(game.clone());
+        for seeds in 0..=5u32 {
+            let window = (-(seeds as i32) - 1, seeds as i32 + 1);
+            for board in Index::for_pits(3).boards(seeds) {
+                let Ok(want) = histories.probe(&board, window.0, window.1, BUDGET) else {
+                    continue;
+                };
+                let found = searcher.search(&board).unwrap();
+                let v = i32::from(found.value.get());
+                let at = format!(
+                    "{}, depth {depth}: {found:?}, own rows {want}",
+                    board.to_notation()
+                );
+                match found.bound {
+                    Proof::Exact => assert_eq!(v, want, "{at}"),
+                    Proof::Lower => assert!(want >= v, "{at}"),
+                    Proof::Upper => assert!(want <= v, "{at}"),
+                    Proof::Estimate => {}
+                }
+                claims[found.bound as usize] += 1;
+            }
+        }
+    }
+    eprintln!("exact, lower, upper, estimate: {claims:?}");
+    assert!(
+        // Exact claims from game ends and repetitions (a database value
+        // would claim the even split's), estimates where levels were reached.
+        claims[0] > 100 && claims[3] > 100,
+        "{claims:?}"
+    );
+}

@@ -208,7 +208,8 @@ fn assert_error(addr: SocketAddr, method: &str, target: &str, body: &[u8], statu
 fn malformed_requests_get_400_and_a_message() {
     let server = Server::start(db());
     let a = server.addr;
-    let huge_board = "1+".repeat(5_000);
+    // Past the 16 KiB the API takes, below the HTTP layer's 64 KiB.
+    let huge_board = "1+".repeat(12_000);
     let bad_queries = [
         "/api/position".to_string(),
         "/api/position?board=".to_string(),
@@ -227,6 +228,10 @@ fn malformed_requests_get_400_and_a_message() {
         "/api/position?board=1+1+1+1+1+1+1+1+1+1+1+1&pv_limit=100000000".to_string(),
         "/api/position?board=1+1+1+1+1+1+1+1+1+1+1+1&colour=red".to_string(),
         format!("/api/position?board={huge_board}"),
+        "/api/position?board=1+1+1+1+1+1+1+1+1+1+1+1&repetition=twice".to_string(),
+        // A history is for the rules of play only, and made of boards.
+        "/api/position?board=1+1+1+1+1+1+1+1+1+1+1+1&history=1+1+1+1+1+1+1+1+1+1+2+0".to_string(),
+        "/api/position?board=1+1+1+1+1+1+1+1+1+1+1+1&repetition=own-rows&history=1+x".to_string(),
     ];
     for target in &bad_queries {
         assert_error(a, "GET", target, b"", 400);
@@ -270,6 +275,15 @@ fn malformed_requests_get_400_and_a_message() {
     }
     // Past 64 KiB the HTTP layer refuses the address itself (414, no JSON).
     let enormous = format!("/api/position?board={}", "1+".repeat(50_000));
+    // Under own rows the position is searched with its history.
+    let answer = get(
+        a,
+        "/api/position?board=1+0+0+0+0+1+0+0+0+1+0+1&repetition=own-rows&history=1+0+0+0+1+0+/+0+0+0+1+1+0&time=100ms",
+    );
+    assert_eq!(answer.status, 200);
+    let json = answer.json();
+    assert_eq!(json["repetition"], "own-rows");
+    assert_eq!(json["search"], true);
     assert_eq!(get(a, &enormous).status, 414);
     assert_error(a, "GET", "/no/such/page", b"", 404);
     assert_error(a, "GET", "/api/play", b"", 405);

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use awari_dbformat::{Board, Repetition, RuleSet};
-use awari_probe::search::{Limits, Searcher};
+use awari_dbformat::{Board, RuleSet};
+use awari_probe::search::{Game, Limits, RepetitionRule, Searcher};
 use awari_probe::{BoundsTablebase, Tablebase};
 
 use super::CmdResult;
@@ -24,6 +24,9 @@ use text::{print_bounds, print_human, print_search};
 /// prints the lower and upper bounds that hold under every rule ending
 /// endless play, for the position and each move, and whether they decide the
 /// result; there is no search above the levels and no principal variation.
+/// With --repetition own-rows or three-fold (a repetition ends the game, each
+/// side taking its own row) the position is searched under that rule, with
+/// --history the positions played since the last capture.
 ///
 /// Example: awari-probe score "1 1 1 1 1 2 / 4 2 3 0 0 0" --captured 10,22
 #[derive(clap::Args)]
@@ -33,10 +36,18 @@ pub(crate) struct Args {
     /// Seeds already captured by the mover and by the opponent, e.g. 10,22 [default: 0,0].
     #[arg(long, value_parser = parse_captured)]
     pub captured: Option<(u32, u32)>,
-    /// How endless play is valued: even-split (one score per board) or any
-    /// (bounds that hold under every repetition rule).
+    /// How endless play is valued: even-split (one score per board), any
+    /// (bounds that hold under every repetition rule), or the rule of a game
+    /// played: own-rows (the first repetition since the last capture ends
+    /// the game, each side taking its own row) or three-fold; those two are
+    /// searched.
     #[arg(long, default_value = "even-split")]
-    pub repetition: Repetition,
+    pub repetition: RepetitionChoice,
+    /// With own-rows or three-fold: the positions played since the last
+    /// capture, oldest first, each seen from its mover and separated by
+    /// `;` (the last is the board's parent), e.g. "4 4 4 4 4 4 / 4 4 4 4 4 4;5 5 5 5 4 4 / 4 4 4 4 4 0".
+    #[arg(long, value_parser = parse_history)]
+    pub history: Option<History>,
     /// The database directory.
     #[arg(long, default_value = "db")]
     pub db: PathBuf,
@@ -61,6 +72,42 @@ pub(crate) struct Args {
     /// Search threads [default: one per core].
     #[arg(long)]
     pub threads: Option<usize>,
+}
+
+/// What `--repetition` asks for: the bounds of `any`, or one of the
+/// search's rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RepetitionChoice {
+    /// The bounds of the `any` levels.
+    Any,
+    /// Scores under a rule: even-split (the databases'), own-rows, three-fold.
+    Rule(RepetitionRule),
+}
+
+impl std::str::FromStr for RepetitionChoice {
+    type Err = String;
+
+    /// `any`, `even-split`, `own-rows` or `three-fold`.
+    fn from_str(text: &str) -> Result<RepetitionChoice, String> {
+        if text == "any" {
+            return Ok(RepetitionChoice::Any);
+        }
+        text.parse()
+            .map(RepetitionChoice::Rule)
+            .map_err(|_| format!("{text:?}: expected even-split, any, own-rows or three-fold"))
+    }
+}
+
+/// Positions played before a board (`--history`), oldest first.
+pub(crate) type History = Vec<Board>;
+
+/// Reads boards separated by `;` (an empty text: none).
+pub(crate) fn parse_history(text: &str) -> Result<History, String> {
+    text.split(';')
+        .map(str::trim)
+        .filter(|b| !b.is_empty())
+        .map(|b| b.parse::<Board>().map_err(|e| format!("history: {e}")))
+        .collect()
 }
 
 /// Reads a duration: a number with `ms`, `s` or `m` (`2s`, `500ms`, `1m`).
@@ -99,11 +146,15 @@ pub(crate) fn parse_captured(text: &str) -> Result<(u32, u32), String> {
 
 /// Prints the answer; see [`Args`].
 pub(crate) fn run(args: Args) -> CmdResult {
-    if args.repetition == Repetition::Any {
-        return run_bounds(&args);
+    let rule = match args.repetition {
+        RepetitionChoice::Any => return run_bounds(&args),
+        RepetitionChoice::Rule(rule) => rule,
+    };
+    if args.history.is_some() && rule == RepetitionRule::EvenSplit {
+        return Err("--history needs --repetition own-rows or three-fold (the even split's values do not depend on the history)".into());
     }
     let tb = Tablebase::open_for(&args.db, args.rules, args.board.per_side())?;
-    if !tb.covers(&args.board) {
+    if !tb.covers(&args.board) || rule != RepetitionRule::EvenSplit {
         return run_search(&tb, &args);
     }
     let captured = args.captured.unwrap_or((0, 0));
@@ -146,11 +197,23 @@ fn limits(args: &Args) -> Limits {
 fn run_search(tb: &Tablebase, args: &Args) -> CmdResult {
     let board = &args.board;
     let captured = args.captured.unwrap_or((0, 0));
-    let answer = Searcher::new(tb, limits(args)).answer(board, captured)?;
+    let game = match args.repetition {
+        RepetitionChoice::Rule(repetition) => Game {
+            repetition,
+            history: args.history.clone().unwrap_or_default(),
+            ..Game::default()
+        },
+        RepetitionChoice::Any => Game::default(),
+    };
+    let answer = Searcher::new(tb, limits(args))
+        .with_game(game.clone())
+        .answer(board, captured)?;
     if args.json {
-        println!("{}", search_json(tb.rules(), board, captured, &answer));
+        let mut json = search_json(tb.rules(), board, captured, &answer);
+        json["repetition"] = game.repetition.name().into();
+        println!("{json}");
     } else {
-        print_search(tb, board, captured, &answer);
+        print_search(tb, board, captured, &answer, game.repetition);
     }
     Ok(ExitCode::SUCCESS)
 }

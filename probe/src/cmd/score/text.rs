@@ -3,7 +3,7 @@
 
 use awari_dbformat::{pit_label, Board, Move, Turn};
 use awari_probe::bounds::{outcome, BoundsOutcome};
-use awari_probe::search::{Answer, Bound};
+use awari_probe::search::{Answer, Bound, RepetitionRule};
 use awari_probe::{Analysis, BoundsAnalysis, BoundsTablebase, Pv, Tablebase};
 
 /// A line of moves for people: the mover's in upper case, the opponent's in
@@ -35,20 +35,33 @@ fn line_text<'m>(moves: impl IntoIterator<Item = &'m Move>, per_side: usize) -> 
 }
 
 /// Prints a search's `answer` for `board` with `captured` seeds already
-/// taken (above the levels built).
-pub(super) fn print_search(tb: &Tablebase, board: &Board, captured: (u32, u32), answer: &Answer) {
+/// taken (above the levels built, or under a `rule` that ends the game at
+/// a repetition).
+pub(super) fn print_search(
+    tb: &Tablebase,
+    board: &Board,
+    captured: (u32, u32),
+    answer: &Answer,
+    rule: RepetitionRule,
+) {
     let found = &answer.search;
     let (result, result_proven) = (answer.outcome, answer.outcome_proven);
     let p = board.per_side() as usize;
+    let levels = tb
+        .complete_up_to()
+        .map_or("none".to_string(), |n| format!("0..={n}"));
+    let why = if rule == RepetitionRule::EvenSplit {
+        format!("above the levels built ({levels}), searched")
+    } else {
+        format!("searched under --repetition {rule} (levels {levels} as estimates)")
+    };
     println!("{}", board.drawing());
     println!(
-        "{} with {} seeds on the board ({}, {} pits per side): above the levels built ({}), searched",
+        "{} with {} seeds on the board ({}, {} pits per side): {why}",
         board.to_notation(),
         board.seeds(),
         tb.rules().set(),
         p,
-        tb.complete_up_to()
-            .map_or("none".to_string(), |n| format!("0..={n}"))
     );
     let meaning = match found.bound {
         Bound::Exact => "exact: proven with exact leaves",

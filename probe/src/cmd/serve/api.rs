@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use awari_dbformat::{parse_pit, Board, Repetition, RuleSet, Rules, Turn};
+use awari_dbformat::{parse_pit, Board, RuleSet, Rules, Turn};
 use awari_probe::ProbeError;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -21,12 +21,15 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::games::Games;
-use crate::cmd::score::{parse_captured, parse_duration, PV_LIMIT};
-use awari_probe::json::{answer_json, bounds_answer_json, search_one_json};
+use crate::cmd::score::{
+    parse_captured, parse_duration, parse_history, RepetitionChoice, PV_LIMIT,
+};
+use awari_probe::json::{answer_json, bounds_answer_json, search_game_json, search_one_json};
+use awari_probe::search::{Game, RepetitionRule};
 use std::time::Duration;
 
 /// The longest query string accepted, in bytes.
-pub(crate) const MAX_QUERY: usize = 1024;
+pub(crate) const MAX_QUERY: usize = 16 << 10;
 /// The largest request body accepted, in bytes.
 pub(crate) const MAX_BODY: usize = 1024;
 /// The longest principal variation a request may ask for.
@@ -120,6 +123,7 @@ struct PositionQuery {
     pv_limit: Option<usize>,
     time: Option<String>,
     repetition: Option<String>,
+    history: Option<String>,
 }
 
 /// Reads a rule set name, if one is given.
@@ -130,10 +134,12 @@ fn parse_rules(rules: Option<&str>) -> Result<Option<RuleSet>, ApiError> {
         .transpose()
 }
 
-/// `GET /api/position?board=...&captured=M,O&rules=R[&pv_limit=N][&repetition=any]`:
+/// `GET /api/position?board=...&captured=M,O&rules=R[&pv_limit=N][&repetition=R][&history=B;B]`:
 /// the JSON object `awari-probe score --json` prints for the position (with
 /// `repetition=any`, the one `score --repetition any --json` prints: bounds,
-/// and a result only when `captured` is given).
+/// and a result only when `captured` is given; with `own-rows` or
+/// `three-fold` and the positions played since the last capture in
+/// `history`, the search's answer under that rule).
 pub(crate) async fn position(State(games): State<Shared>, uri: Uri) -> Result<Response, ApiError> {
     let query = uri.query().unwrap_or("");
     if query.len() > MAX_QUERY {
@@ -156,10 +162,25 @@ pub(crate) async fn position(State(games): State<Shared>, uri: Uri) -> Result<Re
     let captured = given.unwrap_or((0, 0));
     let rules = parse_rules(q.rules.as_deref())?;
     let repetition = match q.repetition.as_deref() {
-        None | Some("") => Repetition::EvenSplit,
+        None | Some("") => RepetitionChoice::Rule(RepetitionRule::EvenSplit),
         Some(text) => text
-            .parse::<Repetition>()
+            .parse::<RepetitionChoice>()
             .map_err(|e| ApiError::bad(format!("repetition={text}: {e}")))?,
+    };
+    let history = match q.history.as_deref() {
+        None | Some("") => None,
+        Some(text) => Some(parse_history(text).map_err(ApiError::bad)?),
+    };
+    let game = match repetition {
+        RepetitionChoice::Rule(rule) if rule != RepetitionRule::EvenSplit => Some(Game {
+            repetition: rule,
+            history: history.unwrap_or_default(),
+            ..Game::default()
+        }),
+        _ if history.is_some() => return Err(ApiError::bad(
+            "history needs repetition=own-rows or three-fold (other values do not depend on it)",
+        )),
+        _ => None,
     };
     let pv_limit = q.pv_limit.unwrap_or(PV_LIMIT);
     if pv_limit > MAX_PV_LIMIT {
@@ -178,11 +199,15 @@ pub(crate) async fn position(State(games): State<Shared>, uri: Uri) -> Result<Re
         )));
     }
     let answer = tokio::task::spawn_blocking(move || {
-        if repetition == Repetition::Any {
+        if repetition == RepetitionChoice::Any {
             let tb = games.get_bounds(rules, board.per_side())?;
             return Ok(bounds_answer_json(tb, &board, given)?);
         }
         let tb = games.get(rules, board.per_side())?;
+        if let Some(game) = game {
+            // A rule of play: always searched, the levels as estimates.
+            return Ok(search_game_json(tb, &board, captured, time, game)?);
+        }
         if !tb.covers(&board) {
             // Above the levels built: a search, one thread (the server
             // answers many requests at once).
