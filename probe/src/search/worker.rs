@@ -21,6 +21,10 @@ pub(super) struct Worker<'s, 'a> {
     nodes: u64,
     /// The positions since the last capture, for repetitions.
     line: Line,
+    /// Under a rule that ends the game at a repetition: whether the
+    /// databases' estimates end a line wherever it reaches them (the root
+    /// is above the levels), or only at the horizon (an endgame).
+    levels_are_leaves: bool,
     /// Two killer moves (pits) per ply.
     killers: Vec<[u8; 2]>,
     /// A score per pit, raised by moves that cut off.
@@ -44,6 +48,7 @@ impl<'s, 'a> Worker<'s, 'a> {
             done,
             nodes: 0,
             line: Line::new(&searcher.game, root),
+            levels_are_leaves: searcher.levels_for(root).is_none(),
             killers: vec![[u8::MAX; 2]; MAX_DEPTH as usize + 2],
             history: [0; 16],
             pv: vec![Vec::new(); MAX_DEPTH as usize + 2],
@@ -85,9 +90,15 @@ impl<'s, 'a> Worker<'s, 'a> {
             return Ok(ended);
         }
         let salt = self.line.salt(ply) ^ stakes.salt();
-        // The databases, except at the root under a rule they do not hold
-        // for (the root's moves are searched then).
-        if ply > 0 || self.searcher.game.repetition == RepetitionRule::EvenSplit {
+        // The databases: exact under the even split. Under a rule they do
+        // not hold for they are estimates, never at the root (its moves
+        // are searched), and when the root itself is in the databases only
+        // at the horizon: an endgame is searched for its repetitions.
+        let levels = match self.searcher.game.repetition {
+            RepetitionRule::EvenSplit => true,
+            _ => ply > 0 && (self.levels_are_leaves || depth == 0),
+        };
+        if levels {
             if let Some(leaf) = self.level(board, alpha, beta, stakes)? {
                 return Ok(leaf);
             }
