@@ -590,7 +590,12 @@ fn bad_values_and_missing_levels_are_clear_errors() {
         let out = probe(&args);
         assert!(!out.status.success(), "{sub}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("expected even-split or any"), "{sub}: {err}");
+        // `score` also takes the rules of play its search knows.
+        let expected = match sub {
+            "score" => "expected even-split, any, own-rows or three-fold",
+            _ => "expected even-split or any",
+        };
+        assert!(err.contains(expected), "{sub}: {err}");
     }
     // A directory with one file missing, and one with scores only.
     let dir = scratch("repetition-probe-missing");
@@ -728,7 +733,7 @@ fn serve_answers_repetition_any_as_score_does() {
     assert!(bad.json()["error"]
         .as_str()
         .unwrap()
-        .contains("expected even-split or any"));
+        .contains("expected even-split, any, own-rows or three-fold"));
     let above = get(a, &position("2 2 2 / 2 2 2", "&rules=awari&repetition=any"));
     assert_eq!(above.status, 400);
     let message = above.json()["error"].as_str().unwrap().to_string();
