@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crate::bounds::{outcome, BoundsAnalysis, BoundsTablebase};
-use crate::search::{Answer, Game, Limits, Searcher};
+use crate::search::{Answer, Game, Limits, RepetitionRule, Searcher};
 use crate::{Analysis, ProbeError, Pv, Tablebase};
 use awari_dbformat::{Board, Bounds, Rules};
 
@@ -70,7 +70,7 @@ pub fn search_one_json(
 
 /// As [`search_one_json`], in `game` (its repetition rule and the
 /// positions before the board; its captured seeds are `captured`), with
-/// the rule in the JSON (`"repetition"`).
+/// the rule in the JSON (`"repetition"`) unless it is the even split.
 ///
 /// # Errors
 /// A level file that cannot be read.
@@ -93,7 +93,9 @@ pub fn search_game_json(
         .with_game(game)
         .answer(board, captured)?;
     let mut json = search_json(tb.rules(), board, captured, &answer);
-    json["repetition"] = rule.name().into();
+    if rule != RepetitionRule::EvenSplit {
+        json["repetition"] = rule.name().into();
+    }
     Ok(json)
 }
 

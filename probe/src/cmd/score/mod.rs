@@ -210,7 +210,10 @@ fn run_search(tb: &Tablebase, args: &Args) -> CmdResult {
         .answer(board, captured)?;
     if args.json {
         let mut json = search_json(tb.rules(), board, captured, &answer);
-        json["repetition"] = game.repetition.name().into();
+        // Named when it is not the databases' own rule.
+        if game.repetition != RepetitionRule::EvenSplit {
+            json["repetition"] = game.repetition.name().into();
+        }
         println!("{json}");
     } else {
         print_search(tb, board, captured, &answer, game.repetition);
