@@ -93,10 +93,17 @@ pub fn search_game_json(
         .with_game(game)
         .answer(board, captured)?;
     let mut json = search_json(tb.rules(), board, captured, &answer);
+    name_repetition(&mut json, rule);
+    Ok(json)
+}
+
+/// Adds `"repetition"` to a search's JSON when `rule` is not the even
+/// split (the databases' own rule, left unnamed as before the rules of
+/// play existed).
+pub fn name_repetition(json: &mut serde_json::Value, rule: RepetitionRule) {
     if rule != RepetitionRule::EvenSplit {
         json["repetition"] = rule.name().into();
     }
-    Ok(json)
 }
 
 /// The whole JSON answer of `score --json` for `board` (also the answer of

@@ -124,10 +124,9 @@ impl<'a> Searcher<'a> {
             ..self.limits.clone()
         };
         let run = Run::new(&deepening, started);
-        let (score, proven, depth, line) = self.deepen(board, &run)?;
         // Bounds are proven on the score; the value reported is its margin.
+        let (value, proven, depth, line) = self.deepen(board, &run)?;
         let stakes = Stakes::root(&self.game);
-        let value = score;
         let mut bound = if proven {
             Bound::Exact
         } else {

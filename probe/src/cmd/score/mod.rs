@@ -12,7 +12,7 @@ use awari_probe::search::{Game, Limits, RepetitionRule, Searcher};
 use awari_probe::{BoundsTablebase, Tablebase};
 
 use super::CmdResult;
-use awari_probe::json::{answer_json, bounds_answer_json, search_json};
+use awari_probe::json::{answer_json, bounds_answer_json, name_repetition, search_json};
 use text::{print_bounds, print_human, print_search};
 
 /// Print a position's value, every move with its value, and a principal variation.
@@ -155,7 +155,7 @@ pub(crate) fn run(args: Args) -> CmdResult {
     }
     let tb = Tablebase::open_for(&args.db, args.rules, args.board.per_side())?;
     if !tb.covers(&args.board) || rule != RepetitionRule::EvenSplit {
-        return run_search(&tb, &args);
+        return run_search(&tb, &args, rule);
     }
     let captured = args.captured.unwrap_or((0, 0));
     if args.json {
@@ -194,29 +194,23 @@ fn limits(args: &Args) -> Limits {
 }
 
 /// Above the levels built: the search's answer.
-fn run_search(tb: &Tablebase, args: &Args) -> CmdResult {
+fn run_search(tb: &Tablebase, args: &Args, rule: RepetitionRule) -> CmdResult {
     let board = &args.board;
     let captured = args.captured.unwrap_or((0, 0));
-    let game = match args.repetition {
-        RepetitionChoice::Rule(repetition) => Game {
-            repetition,
-            history: args.history.clone().unwrap_or_default(),
-            ..Game::default()
-        },
-        RepetitionChoice::Any => Game::default(),
+    let game = Game {
+        repetition: rule,
+        history: args.history.clone().unwrap_or_default(),
+        ..Game::default()
     };
     let answer = Searcher::new(tb, limits(args))
-        .with_game(game.clone())
+        .with_game(game)
         .answer(board, captured)?;
     if args.json {
         let mut json = search_json(tb.rules(), board, captured, &answer);
-        // Named when it is not the databases' own rule.
-        if game.repetition != RepetitionRule::EvenSplit {
-            json["repetition"] = game.repetition.name().into();
-        }
+        name_repetition(&mut json, rule);
         println!("{json}");
     } else {
-        print_search(tb, board, captured, &answer, game.repetition);
+        print_search(tb, board, captured, &answer, rule);
     }
     Ok(ExitCode::SUCCESS)
 }
