@@ -189,16 +189,19 @@ impl<'s, 'a> Worker<'s, 'a> {
         }
         let mut best = stand.0;
         alpha = alpha.max(best);
-        let mut captures: Vec<Move> = self
-            .searcher
-            .rules
-            .legal_moves(board)
-            .iter()
-            .filter(|m| m.captured > 0)
-            .copied()
-            .collect();
-        captures.sort_by_key(|m| std::cmp::Reverse(m.captured));
-        for m in &captures {
+        // The captures, largest first, on the stack (this runs at every
+        // leaf): a row holds at most MAX_PITS moves.
+        let mut captures = [None::<Move>; awari_dbformat::MAX_PITS as usize];
+        let mut count = 0;
+        for m in self.searcher.rules.legal_moves(board).iter() {
+            if m.captured > 0 {
+                captures[count] = Some(*m);
+                count += 1;
+            }
+        }
+        let captures = &mut captures[..count];
+        captures.sort_by_key(|m| std::cmp::Reverse(m.map_or(0, |m| m.captured)));
+        for m in captures.iter().flatten() {
             let gain = i16::from(m.captured);
             let passes = m.turn == Turn::Passes;
             let child_stakes = stakes.child(gain, passes);
