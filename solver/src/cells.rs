@@ -13,9 +13,17 @@
 //! |---|---:|---:|---:|---|
 //! | [`Narrow`] | 10 (6 of value) | 6 | 1.333 | -31..=31, levels up to 31 seeds |
 //! | [`Wide`] | 12 (8 of value) | 5 | 1.6 | any `i8`, every level |
+//! | [`Split`] | 5 (1 of value), and a byte elsewhere | 12 | 0.667 + 1 | -63..=63 |
 //!
 //! A field holds the nibble in its low 4 bits and the value, two's complement,
 //! above it. The four top bits of a narrow word and of a wide word are unused.
+//!
+//! The split cells keep in the word only what propagation reads: the nibble
+//! and one bit of value, set for a lost board (and, while undecided, for a
+//! board whose captures give at most `-k`, so that it is lost once its
+//! counter falls to zero). `B(p)` and the values found lie in a byte per board
+//! beside the words ([`crate::retro`]'s cold bytes), read and written only in
+//! order, once a stage: they can stay in a file.
 
 /// A board's state: its value (or `B(p)`) and its nibble.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +51,52 @@ pub trait Packing: Copy + Send + Sync + 'static {
     const NO_EXIT: i8 = (-(1i16 << (Self::VALUE_BITS - 1))) as i8;
     /// The most seeds of a level whose values this layout holds.
     const MAX_SEEDS: u32 = (1 << (Self::VALUE_BITS - 1)) - 1;
+    /// True for [`Split`]: the word holds one bit of the value, `B(p)` and
+    /// the values found are kept apart (see the module docs).
+    const SPLIT: bool = false;
+
+    /// The value a board that wins `k` gets in its cell: `k`, or 0 in the
+    /// split cells (the bit of a won board).
+    #[inline(always)]
+    fn won(k: i8) -> i8 {
+        if Self::SPLIT {
+            0
+        } else {
+            k
+        }
+    }
+
+    /// The value a board that loses `k` gets in its cell: `-k`, or -1 in
+    /// the split cells (the bit of a lost board).
+    #[inline(always)]
+    fn lost(k: i8) -> i8 {
+        if Self::SPLIT {
+            -1
+        } else {
+            -k
+        }
+    }
+
+    /// Whether an undecided board whose cell holds `value` is lost at stage
+    /// `k` once its counter is zero: `B(p) <= -k`, which the split cells
+    /// keep as their bit (set by seeding when `B(p) = -k`).
+    #[inline(always)]
+    fn lossable(value: i8, k: i8) -> bool {
+        if Self::SPLIT {
+            value < 0
+        } else {
+            value <= -k
+        }
+    }
+
+    /// Whether a board lost at stage `k` by propagation, its cell holding
+    /// `value` before, is free (a capture reaches `-k`). The split cells
+    /// do not know it here: it is found when the value is written into its
+    /// byte.
+    #[inline(always)]
+    fn free_loss(value: i8, k: i8) -> bool {
+        !Self::SPLIT && value == -k
+    }
 
     /// Word index and bit shift of board `i`'s field.
     #[inline(always)]
@@ -191,6 +245,22 @@ impl Packing for Wide {
 // The wide layout holds every level there is.
 const _: () = assert!(Wide::MAX_SEEDS >= awari_dbformat::MAX_SEEDS);
 
+/// Twelve boards of 5 bits to a word, 0.667 bytes per board, and a byte per
+/// board beside: levels of up to 63 seeds (see the module docs).
+#[derive(Clone, Copy, Debug)]
+pub struct Split;
+
+impl Packing for Split {
+    const NAME: CellLayout = CellLayout::Split;
+    const PER_WORD: u64 = 12;
+    const BITS: u32 = 5;
+    // B(p) lies in a byte of its own.
+    const NO_EXIT: i8 = i8::MIN;
+    // A value found is kept in 7 bits of its byte (the eighth says free).
+    const MAX_SEEDS: u32 = 63;
+    const SPLIT: bool = true;
+}
+
 /// Which [`Packing`] a level is solved in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CellLayout {
@@ -198,6 +268,8 @@ pub enum CellLayout {
     Narrow,
     /// [`Wide`]: any level.
     Wide,
+    /// [`Split`]: levels of at most 63 seeds, the values apart from the words.
+    Split,
 }
 
 impl CellLayout {
@@ -215,6 +287,7 @@ impl CellLayout {
         match self {
             CellLayout::Narrow => seeds <= Narrow::MAX_SEEDS,
             CellLayout::Wide => seeds <= Wide::MAX_SEEDS,
+            CellLayout::Split => seeds <= Split::MAX_SEEDS,
         }
     }
 
@@ -223,10 +296,12 @@ impl CellLayout {
         match self {
             CellLayout::Narrow => Narrow::PER_WORD,
             CellLayout::Wide => Wide::PER_WORD,
+            CellLayout::Split => Split::PER_WORD,
         }
     }
 
-    /// The bytes of state per board: 8 / boards per word.
+    /// The bytes of the words per board: 8 / boards per word (the split
+    /// cells' bytes of values besides are not counted).
     pub fn bytes_per_board(self) -> f64 {
         8.0 / self.per_word() as f64
     }

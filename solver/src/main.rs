@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use awari_dbformat::file::WriteOptions;
 use awari_dbformat::{Repetition, RuleSet, Rules};
 use awari_solver::bounds::{self, BoundReport};
-use awari_solver::build::{self, LevelReport, Options, Plan};
+use awari_solver::build::{self, Cells, LevelReport, Options, Plan};
 use awari_solver::memory::{self, format_size};
 use clap::Parser;
 
@@ -21,6 +21,14 @@ use clap::Parser;
 ///   awari-solve --max-seeds 20                 # levels 0..=20 into ./db
 ///   awari-solve --start 2 --rules abapa         # all a 2-seeds-per-pit game needs
 ///   awari-solve --pits 4 --start 3 --db db4     # the 4-pit game with 3 seeds per pit
+/// `--cells`: see [`Cells`].
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum CellsArg {
+    Auto,
+    Packed,
+    Split,
+}
+
 #[derive(Parser)]
 #[command(name = "awari-solve", version, about, long_about, verbatim_doc_comment)]
 struct Cli {
@@ -91,6 +99,14 @@ struct Cli {
     /// took, so that they take at most about a tenth of the time]
     #[arg(long)]
     checkpoint_seconds: Option<f64>,
+    /// The cells a level is solved in: `packed` (1.333 bytes a board, 1.6
+    /// above 31 seeds, all at random), `split` (0.667 bytes a board at
+    /// random, and a byte a board read and written in order, in memory or in
+    /// a file of the work directory) or `auto` (packed when the level fits in
+    /// --memory so, else split with that byte in a file, else packed on disk).
+    /// The files are the same whichever.
+    #[arg(long, value_enum, default_value = "auto")]
+    cells: CellsArg,
     /// Build nothing: print how each level would be built within the budget
     /// (in memory or on disk, partitions, memory, disk, estimated time).
     #[arg(long)]
@@ -159,6 +175,11 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         spare_disk: cli.spare_disk,
         work_dir: cli.work_dir.clone(),
         checkpoint_seconds: cli.checkpoint_seconds,
+        cells: match cli.cells {
+            CellsArg::Auto => Cells::Auto,
+            CellsArg::Packed => Cells::Packed,
+            CellsArg::Split => Cells::Split,
+        },
     };
     if cli.repetition == Repetition::Any {
         if ranks.size() > 1 {
@@ -280,6 +301,8 @@ fn print_plan(rows: &[build::PlannedLevel], json: bool) {
             (Some(_), _, _) => "REFUSED",
             (None, _, true) if r.spare_disk => "disk**",
             (None, _, true) => "disk",
+            (None, _, false) if r.split && r.cold_in_file => "split",
+            (None, _, false) if r.split => "split-mem",
             (None, _, false) if r.lower_levels_in_files => "memory*",
             (None, _, false) => "memory",
         };

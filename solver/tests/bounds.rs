@@ -136,6 +136,7 @@ fn a_level_that_does_not_fit_is_planned_refused_and_refused_before_its_files() {
         spare_disk: false,
         work_dir: None,
         checkpoint_seconds: None,
+        cells: Default::default(),
     };
     let plan = Plan::up_to(rules, 12);
     let planned = plan_bounds(&plan, &options);

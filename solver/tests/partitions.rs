@@ -158,3 +158,62 @@ fn the_initial_pass_with_its_lookups_sorted_solves_alike() {
         assert_same(rules, 12, &variants);
     }
 }
+
+#[test]
+fn split_cells_solve_alike_in_memory_and_in_files() {
+    // The split cells (a nibble and a bit a board in the words, B and the
+    // values in cold bytes beside) against the packed ones: in memory and
+    // in files, in one partition and in several, with full lists, none and
+    // one board a generation, and with the lookups sorted.
+    let scratch = tempfile::tempdir().unwrap();
+    for (set, pits, max) in RuleSet::ALL
+        .into_iter()
+        .flat_map(|set| [(set, 6, 12), (set, 4, 12), (set, 3, 14)])
+    {
+        let rules = Rules::new(set, pits).unwrap();
+        let split = |partitions: u64| SolveOptions {
+            layout: Some(CellLayout::Split),
+            ..partitioned(partitions)
+        };
+        let in_files = |partitions: u64| SolveOptions {
+            cold_dir: Some(
+                scratch
+                    .path()
+                    .join(format!("cold-{set}-{pits}-{partitions}")),
+            ),
+            ..split(partitions)
+        };
+        let variants = [
+            partitioned(1),
+            split(1),
+            in_files(1),
+            in_files(5),
+            SolveOptions {
+                list_entries: Some(0),
+                ..split(3)
+            },
+            SolveOptions {
+                list_entries: Some(1),
+                sorted_lookups: Some(1000),
+                ..in_files(1)
+            },
+        ];
+        assert_same(rules, max, &variants);
+    }
+    // Every file of cold bytes went with its state, and its directory.
+    let left: Vec<_> = std::fs::read_dir(scratch.path()).unwrap().collect();
+    assert!(left.is_empty(), "cold files left: {left:?}");
+}
+
+#[test]
+fn split_cells_solve_alike_with_eight_pits() {
+    // Eight quiet moves: the counter's largest value, and boards too full
+    // for the lists.
+    for set in [RuleSet::Awari, RuleSet::Abapa, RuleSet::CrossWari] {
+        let split = SolveOptions {
+            layout: Some(CellLayout::Split),
+            ..partitioned(1)
+        };
+        assert_same(Rules::new(set, 8).unwrap(), 9, &[partitioned(1), split]);
+    }
+}

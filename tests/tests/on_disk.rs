@@ -141,10 +141,21 @@ fn a_build_killed_mid_level_on_disk_resumes_from_its_checkpoint() {
 fn a_budget_too_small_for_memory_sends_the_level_and_the_lower_levels_to_disk() {
     let dir = scratch("disk-budget");
     let d = dir.to_str().unwrap();
-    // Level 18 in memory with levels 0..=16 needs about 180 MB.
+    // Level 18 in memory with levels 0..=16 needs about 180 MB; in the
+    // packed cells (not the split ones, which would fit) it goes to disk.
     let out = ok_stdout(&run(
         "awari-solve",
-        &["--db", d, "--max-seeds", "18", "--memory", "120M", "--json"],
+        &[
+            "--db",
+            d,
+            "--max-seeds",
+            "18",
+            "--memory",
+            "120M",
+            "--cells",
+            "packed",
+            "--json",
+        ],
     ));
     let lines = json_lines(&out);
     let last = &lines[18];
@@ -155,6 +166,32 @@ fn a_budget_too_small_for_memory_sends_the_level_and_the_lower_levels_to_disk() 
     assert!(
         !dir.join("work").exists(),
         "the scores files outlive the build"
+    );
+}
+
+#[test]
+fn a_budget_too_small_for_the_packed_cells_solves_the_level_in_the_split_cells() {
+    // Level 18 (33 M boards) in 120M: 44 MB of packed cells do not fit
+    // beside the rest (64 MiB for the process, 33 MB for the writer), the
+    // 22 MB of split words do; their byte a board goes to a file of the
+    // work directory, and the level's values are made there.
+    let dir = scratch("split-budget");
+    let d = dir.to_str().unwrap();
+    let out = ok_stdout(&run(
+        "awari-solve",
+        &["--db", d, "--max-seeds", "18", "--memory", "120M", "--json"],
+    ));
+    let lines = json_lines(&out);
+    let last = &lines[18];
+    assert_eq!(last["status"], "built", "{last}");
+    assert_eq!(last["on_disk"], false, "{last}");
+    assert_eq!(last["split"], true, "{last}");
+    let peak = last["peak_memory_bytes"].as_u64().unwrap();
+    assert!(peak > 0 && peak <= 120 << 20, "peak {peak} over 120 MiB");
+    assert_same_as_reference(&dir, 19);
+    assert!(
+        !dir.join("work").exists(),
+        "the work directory outlives the build"
     );
 }
 
@@ -190,7 +227,17 @@ fn statistics_missing_beside_levels_present_are_counted_within_the_budget() {
     copy_reference_levels(&dir, 17);
     let out = ok_stdout(&run(
         "awari-solve",
-        &["--db", d, "--max-seeds", "18", "--memory", "120M", "--json"],
+        &[
+            "--db",
+            d,
+            "--max-seeds",
+            "18",
+            "--memory",
+            "120M",
+            "--cells",
+            "packed",
+            "--json",
+        ],
     ));
     let lines = json_lines(&out);
     for seeds in [16, 17] {
@@ -216,7 +263,17 @@ fn the_plan_says_how_each_level_would_be_built_and_builds_nothing() {
     assert!(roomy
         .iter()
         .all(|l| l["on_disk"] == false && l["present"] == false));
-    let tight = plan(&["--memory", "120M"]);
+    // Short of memory: the split cells, their bytes in a file; in the
+    // packed cells, on disk in partitions.
+    let split = &plan(&["--memory", "120M"])[18];
+    assert_eq!(split["split"], true, "{split}");
+    assert_eq!(split["cold_in_file"], true, "{split}");
+    assert_eq!(split["on_disk"], false, "{split}");
+    assert!(
+        split["memory_bytes"].as_u64().unwrap() <= 120 << 20,
+        "{split}"
+    );
+    let tight = plan(&["--memory", "120M", "--cells", "packed"]);
     let level18 = &tight[18];
     assert_eq!(level18["on_disk"], true, "{level18}");
     assert!(level18["partitions"].as_u64().unwrap() > 1, "{level18}");

@@ -1047,6 +1047,7 @@ fn solve<'py>(
         spare_disk: false,
         work_dir: None,
         checkpoint_seconds: None,
+        cells: Default::default(),
     };
     let reports = py.detach(|| {
         if progress {

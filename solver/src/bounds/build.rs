@@ -144,6 +144,8 @@ pub fn plan_bounds(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
                 boards,
                 present: complete(seeds),
                 on_disk: false,
+                split: false,
+                cold_in_file: false,
                 lower_levels_in_files: false,
                 spare_disk: false,
                 partitions: 1,

@@ -27,7 +27,39 @@ pub(super) struct LevelPlan {
     pub mail_bytes: u64,
     /// The memory this plan counts on, at most the budget.
     pub memory_bytes: u64,
+    /// Whether the level is solved in the split cells
+    /// ([`crate::cells::Split`]: their words in memory, one partition).
+    pub split: bool,
+    /// In the split cells: whether their cold bytes (and then the level's
+    /// values) are kept in a file of the work directory, outside the
+    /// memory planned.
+    pub cold_in_file: bool,
+    /// In the split cells: the memory held during the initial pass (the
+    /// rest of the process, the lower levels in memory, the words; the
+    /// lists are not touched yet, and the writer not started), which its
+    /// lookups come on top of.
+    pub split_init_bytes: u64,
 }
+
+/// Which cells a level is solved in ([`crate::cells`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Cells {
+    /// The packed cells when the level fits in memory in them, else the
+    /// split cells with their cold bytes in a file when their words fit,
+    /// else the packed cells on disk.
+    #[default]
+    Auto,
+    /// Always the packed cells: in memory, or on disk in partitions.
+    Packed,
+    /// Always the split cells: their cold bytes in memory when both fit,
+    /// else in a file.
+    Split,
+}
+
+/// Bytes per board of the split cells' words.
+const SPLIT_WORD_BYTES: f64 = 8.0 / 12.0;
+/// Bytes per board of the level's free bits.
+const FREE_BYTES: f64 = 1.0 / 8.0;
 
 /// Memory per board of a level kept on disk for the dirty maps and
 /// summaries of every partition (a bit per 8 words and 8 bytes per 512
@@ -81,7 +113,8 @@ pub(super) fn plan_memory(
     // level is written, so the state covers both.
     let in_memory = (boards as f64 * per_board) as u64 + base;
     let list_bytes = |entries: u64| entries * retro::LIVE_GENERATIONS * retro::LIST_ENTRY_BYTES;
-    if in_memory <= budget && !options.on_disk {
+    let packed_in_memory = in_memory <= budget && !options.on_disk;
+    if packed_in_memory && options.cells != Cells::Split {
         let list_entries = lists_within(budget - in_memory);
         return Ok(LevelPlan {
             list_entries,
@@ -90,7 +123,41 @@ pub(super) fn plan_memory(
             resident_partitions: usize::MAX,
             mail_bytes: u64::MAX,
             memory_bytes: in_memory + list_bytes(list_entries),
+            split: false,
+            cold_in_file: false,
+            split_init_bytes: 0,
         });
+    }
+    // (`--on-disk` asks for the packed cells on disk, unless the split cells
+    // are asked for: then it keeps their bytes in a file.)
+    let split_wanted = match options.cells {
+        Cells::Auto => !options.on_disk,
+        Cells::Packed => false,
+        Cells::Split => true,
+    };
+    if split_wanted && crate::cells::CellLayout::Split.holds(seeds) {
+        // The cold bytes in memory only when asked for the split cells and
+        // all fits; in a file otherwise.
+        let in_file = options.cells == Cells::Auto || options.on_disk;
+        let plans = [false, true].into_iter().filter(|&file| file || !in_file);
+        for cold_in_file in plans {
+            let held = lower_bytes + PROCESS_BYTES;
+            let plan = split_plan(boards, base, held, options, cold_in_file, &lists_within);
+            if let Some(plan) = plan {
+                return Ok(plan);
+            }
+        }
+        if options.cells == Cells::Split {
+            let split = split_bytes(boards, options, true);
+            return Err(SolveError::Memory {
+                seeds,
+                boards,
+                state_bytes: split.solve as f64 / boards.max(1) as f64,
+                lower: format_size(lower_bytes),
+                needed: format_size(base + split.solve.max(split.end)),
+                budget: format_size(budget),
+            });
+        }
     }
     // On disk: the level's values, free bits and generations are
     // assembled in files too (taking the page cache), so besides one
@@ -129,6 +196,61 @@ pub(super) fn plan_memory(
         resident_partitions: resident as usize,
         mail_bytes: mail,
         memory_bytes: budget - spare + list_bytes(list_entries),
+        split: false,
+        cold_in_file: false,
+        split_init_bytes: 0,
+    })
+}
+
+/// The memory of a level of `boards` boards in the split cells: while it
+/// is solved (the words, the cold bytes when in memory, the generations
+/// of a certificate) and when its values are made (the words gone: the
+/// free bits, the generations, and the values, in the cold bytes' memory or
+/// in their file).
+struct SplitBytes {
+    solve: u64,
+    end: u64,
+}
+
+fn split_bytes(boards: u64, options: &Options, cold_in_file: bool) -> SplitBytes {
+    let generations = options.generation_bytes_per_board();
+    let cold = if cold_in_file { 0.0 } else { 1.0 };
+    let per_board = |bytes: f64| (boards as f64 * bytes) as u64;
+    SplitBytes {
+        solve: per_board(SPLIT_WORD_BYTES + cold + generations),
+        end: per_board(FREE_BYTES + cold + generations),
+    }
+}
+
+/// The plan of a level of `boards` boards in the split cells, one
+/// partition, within the budget beside `base` (of which `held` is held
+/// during the initial pass: the lower levels and the rest of the process,
+/// not the writer); `None` when it does not fit.
+fn split_plan(
+    boards: u64,
+    base: u64,
+    held: u64,
+    options: &Options,
+    cold_in_file: bool,
+    lists_within: &dyn Fn(u64) -> u64,
+) -> Option<LevelPlan> {
+    let split = split_bytes(boards, options, cold_in_file);
+    let needed = base + split.solve.max(split.end);
+    if needed > options.memory {
+        return None;
+    }
+    let list_entries = lists_within(options.memory - base - split.solve);
+    let lists = list_entries * retro::LIVE_GENERATIONS * retro::LIST_ENTRY_BYTES;
+    Some(LevelPlan {
+        list_entries,
+        partitions: options.partitions.unwrap_or(1),
+        on_disk: false,
+        resident_partitions: usize::MAX,
+        mail_bytes: 0,
+        memory_bytes: needed.max(base + split.solve + lists),
+        split: true,
+        cold_in_file,
+        split_init_bytes: held + split.solve,
     })
 }
 
@@ -147,10 +269,24 @@ impl LevelPlan {
     /// window reads nearly every page of the lower levels (level 36: 31 GiB
     /// of scores): the fewer, the better.
     pub fn lookups_within(&self, budget: u64, cells: u64) -> usize {
+        if self.split {
+            return self.split_lookups_within(budget);
+        }
         let lists = self.list_entries * retro::LIVE_GENERATIONS * retro::LIST_ENTRY_BYTES;
         let mapped = self.resident_partitions.min(self.partitions as usize) as u64 * cells;
         let spare = budget.saturating_sub(self.memory_bytes) + lists + self.mail_bytes + mapped;
         (spare.saturating_sub(budget / 4).max(64 << 20) / 24) as usize
+    }
+}
+
+impl LevelPlan {
+    /// [`LevelPlan::lookups_within`] in the split cells: the room beside
+    /// what the initial pass holds (`split_init_bytes`), less an eighth of
+    /// the budget (the pages read and written, a window richer in captures
+    /// than sized for), at 24 bytes a lookup, at least 8 MiB's worth.
+    fn split_lookups_within(&self, budget: u64) -> usize {
+        let spare = budget.saturating_sub(self.split_init_bytes);
+        (spare.saturating_sub(budget / 8).max(8 << 20) / 24) as usize
     }
 }
 
@@ -181,6 +317,7 @@ mod tests {
             spare_disk: false,
             work_dir: None,
             checkpoint_seconds: None,
+            cells: Cells::Auto,
         }
     }
 
@@ -215,10 +352,14 @@ mod tests {
         // A certificate needs 2 bytes more per board.
         assert_eq!(in_memory(fixed + 2 * boards, true), 0);
 
-        // Less: the level goes to disk, in as few partitions as fit, more
-        // as the budget shrinks.
+        // Less, in the packed cells: the level goes to disk, in as few
+        // partitions as fit, more as the budget shrinks.
         let on_disk = |budget: u64| {
-            let plan = plan(budget, false).unwrap();
+            let packed = Options {
+                cells: Cells::Packed,
+                ..options(budget, false)
+            };
+            let plan = plan_memory(24, boards, lower, &packed).unwrap();
             assert!(plan.on_disk, "{budget}: {plan:?}");
             plan.partitions
         };
@@ -239,5 +380,44 @@ mod tests {
             ..options(u64::MAX, false)
         };
         assert!(plan_memory(24, boards, lower, &forced).unwrap().on_disk);
+    }
+
+    #[test]
+    fn the_split_cells_take_a_level_the_packed_cells_cannot_hold() {
+        let boards = 3_200_000u64;
+        let lower = 1_000_000u64;
+        let base = lower + PROCESS_BYTES + boards;
+        let packed = (boards as f64 * 8.0 / 6.0) as u64;
+        let words = (boards as f64 * 8.0 / 12.0) as u64;
+        let with = |budget: u64, cells: Cells| {
+            let options = Options {
+                cells,
+                ..options(budget, false)
+            };
+            plan_memory(24, boards, lower, &options)
+        };
+        // Room for the packed cells: they are used.
+        let plan = with(base + packed, Cells::Auto).unwrap();
+        assert!(!plan.split && !plan.on_disk, "{plan:?}");
+        // Less: the split cells, their bytes in a file, one partition,
+        // within the budget.
+        for budget in [base + packed - 1, base + words] {
+            let plan = with(budget, Cells::Auto).unwrap();
+            assert!(plan.split && plan.cold_in_file && !plan.on_disk, "{plan:?}");
+            assert_eq!(plan.partitions, 1);
+            assert!(plan.memory_bytes <= budget, "{plan:?} in {budget}");
+        }
+        // Less than their words: the packed cells on disk.
+        let plan = with(base + words - 1, Cells::Auto).unwrap();
+        assert!(plan.on_disk && !plan.split, "{plan:?}");
+        // Asked for: the packed cells go to disk rather than split.
+        let plan = with(base + packed - 1, Cells::Packed).unwrap();
+        assert!(plan.on_disk && !plan.split, "{plan:?}");
+        // Asked for, with room: the split cells, their bytes in memory too.
+        let plan = with(u64::MAX, Cells::Split).unwrap();
+        assert!(plan.split && !plan.cold_in_file, "{plan:?}");
+        // Asked for without room for their words: refused.
+        let err = with(base + words / 2, Cells::Split).unwrap_err();
+        assert!(matches!(err, SolveError::Memory { seeds: 24, .. }), "{err}");
     }
 }

@@ -20,6 +20,7 @@ use super::plan::{cache_room, reached_bytes};
 use super::progress::progress_bar;
 use super::report::{io_delta, make_report_shell, stats_path, write_report, LevelReport};
 use super::{Build, Held};
+use crate::cells::CellLayout;
 use crate::error::SolveError;
 use crate::memory::peak_resident;
 use crate::retro::{self, SolveOptions, SolvedLevel};
@@ -94,13 +95,14 @@ impl Build<'_> {
         let tmp_report = LevelReport {
             counts_stored,
             counts_all,
-            state_bytes_per_board: retro::state_bytes_per_board(
-                seeds,
-                boards,
-                level_plan.list_entries,
-            ),
+            state_bytes_per_board: if level_plan.split {
+                retro::split_state_bytes_per_board(boards, level_plan.list_entries)
+            } else {
+                retro::state_bytes_per_board(seeds, boards, level_plan.list_entries)
+            },
             partitions: solved.partitions.count() as u64,
             on_disk: level_plan.on_disk,
+            split: level_plan.split,
             resumed_from_stage: solved.resumed_from_stage,
             resumed_initial_boards: solved.resumed_initial_boards,
             sorted_lookups: solve_options.sorted_lookups.is_some(),
@@ -166,6 +168,14 @@ impl Build<'_> {
             "its level file",
             2 * estimated_level_file_bytes(boards) + (64 << 20),
         )?;
+        if level_plan.cold_in_file {
+            crate::memory::check_free_disk(
+                seeds,
+                &self.work_dir,
+                "the byte a board of its split cells",
+                boards,
+            )?;
+        }
         if scores {
             crate::memory::check_free_disk(
                 seeds,
@@ -190,6 +200,8 @@ impl Build<'_> {
             list_entries: Some(level_plan.list_entries),
             partitions: level_plan.partitions,
             level_dir: level_plan.on_disk.then(|| self.level_dir(seeds)),
+            layout: level_plan.split.then_some(CellLayout::Split),
+            cold_dir: level_plan.cold_in_file.then(|| self.level_dir(seeds)),
             checkpoint_seconds: options.checkpoint_seconds.unwrap_or(60.0),
             checkpoint_cost_multiple: if options.checkpoint_seconds.is_some() {
                 0.0
@@ -205,18 +217,26 @@ impl Build<'_> {
             // disk one by one (measured: 18,000 a second, against 1.4 GB a
             // second in order). Smaller, they are read at random, faster
             // (level 22 in 250M: initial pass 15.8 s against 23.5 s sorted).
-            sorted_lookups: (level_plan.on_disk
-                && self.lower_in_files
-                && reached_below > cache_room)
+            // In the split cells with their bytes in a file, the budget
+            // is mostly their words, and the room left for the lower
+            // levels' mapped pages too small to read them at random
+            // (level 24 in 420M: initial pass 106.8 s at random, with the
+            // pages given back under the ceiling as fast as they come,
+            // 61.1 s sorted, with 33 bytes a board read from disk besides).
+            sorted_lookups: (self.lower_in_files
+                && ((level_plan.on_disk && reached_below > cache_room) || level_plan.cold_in_file))
                 .then(|| {
-                    let cells = boards.div_ceil(level_plan.partitions) as f64
-                        * options.fixed_bytes_per_board(seeds);
+                    let cells = if level_plan.on_disk {
+                        boards.div_ceil(level_plan.partitions) as f64
+                            * options.fixed_bytes_per_board(seeds)
+                    } else {
+                        0.0
+                    };
                     level_plan.lookups_within(options.memory, cells as u64)
                 }),
             // The cells stay, named as solved, until the level file is
             // written: a run stopped while it writes resumes there.
             keep_level_dir: true,
-            ..SolveOptions::default()
         }
     }
 

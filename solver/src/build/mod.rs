@@ -24,6 +24,7 @@ mod plan;
 mod progress;
 mod report;
 
+pub use budget::Cells;
 pub use plan::{plan_levels, PlannedLevel};
 pub use report::LevelReport;
 
@@ -121,6 +122,11 @@ pub struct Options {
     /// as long as the last checkpoint took, so that the checkpoints of a
     /// large level take at most about a tenth of its stages' time.
     pub checkpoint_seconds: Option<f64>,
+    /// Which cells the levels are solved in ([`Cells::Auto`]: the packed
+    /// cells in memory when they fit, else the split cells when their
+    /// words fit, else the packed cells on disk). The files are the same
+    /// whichever.
+    pub cells: Cells,
 }
 
 impl Options {
@@ -136,12 +142,17 @@ impl Options {
     /// with a certificate (the report's `state_bytes_per_board` is the
     /// cells and the lists: [`retro::state_bytes_per_board`]).
     fn fixed_bytes_per_board(&self, seeds: u32) -> f64 {
-        let generations = if self.certificate {
+        retro::cell_bytes_per_board(seeds) + self.generation_bytes_per_board()
+    }
+
+    /// The bytes per board of the generations a certificate records while
+    /// a level is solved (0 without one).
+    fn generation_bytes_per_board(&self) -> f64 {
+        if self.certificate {
             GENERATION_BYTES_PER_BOARD
         } else {
             0.0
-        };
-        retro::cell_bytes_per_board(seeds) + generations
+        }
     }
 }
 

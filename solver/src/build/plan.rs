@@ -24,6 +24,11 @@ pub struct PlannedLevel {
     pub present: bool,
     /// Its partitions' cells in files of the work directory.
     pub on_disk: bool,
+    /// Solved in the split cells (`--cells`): their words in memory.
+    pub split: bool,
+    /// In the split cells: their byte a board (`B`, then the values) in a
+    /// file of the work directory.
+    pub cold_in_file: bool,
     /// The lower levels read from mapped files of scores.
     pub lower_levels_in_files: bool,
     /// On disk, with the lower levels in files: their scores are given back
@@ -141,6 +146,8 @@ impl Planner<'_> {
             boards,
             present,
             on_disk: false,
+            split: false,
+            cold_in_file: false,
             lower_levels_in_files: self.lower_in_files && !present,
             spare_disk: false,
             partitions: 1,
@@ -195,14 +202,17 @@ impl Planner<'_> {
             && scores > 0
             && (self.options.spare_disk
                 || free_disk.is_some_and(|free| disk.holding_scores() > free));
+        let cold = if p.cold_in_file { boards } else { 0 };
         let mut row = PlannedLevel {
             on_disk: p.on_disk,
+            split: p.split,
+            cold_in_file: p.cold_in_file,
             partitions: p.partitions,
             resident_partitions: p.on_disk.then_some(p.resident_partitions as u64),
             memory_bytes: p.memory_bytes,
             spare_disk: spare,
             disk_bytes: match (p.on_disk, spare) {
-                (false, _) => scores + level_file,
+                (false, _) => scores + level_file + cold,
                 (true, false) => disk.holding_scores(),
                 (true, true) => disk.sparing_scores(),
             },

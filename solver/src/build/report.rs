@@ -67,6 +67,9 @@ pub struct LevelReport {
     /// Whether the partitions' cells were kept in files of the work directory.
     #[serde(default)]
     pub on_disk: bool,
+    /// Whether the level was solved in the split cells (`--cells`).
+    #[serde(default)]
+    pub split: bool,
     /// When the level resumed from a checkpoint: the threshold of the first
     /// stage run after it (the level's seed count after the initial pass; 0
     /// when every stage was done and only the values were left to write).
@@ -175,6 +178,7 @@ pub(super) fn make_report_shell(id: LevelId, boards: u64, stages: Vec<Stage>) ->
         counts_all: Default::default(),
         partitions: 1,
         on_disk: false,
+        split: false,
         resumed_from_stage: None,
         resumed_initial_boards: 0,
         sorted_lookups: false,

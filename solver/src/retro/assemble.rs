@@ -99,7 +99,7 @@ fn assemble<L: Packing>(
     if states.len() == 1 && in_memory && ours(0) {
         let mut state = states.pop().expect("one partition");
         let generations = state.generations.take();
-        let (values, free) = state.into_values(seeds);
+        let (values, free) = state.into_values(seeds)?;
         return Ok((values, free, generations));
     }
     // The level's statistics read the values at random (a child of an

@@ -301,7 +301,10 @@ impl<'a, L: Packing, const P: usize> ParentBatch<'a, L, P> {
                 } else {
                     self.next_mark
                 };
-                let won = Cell { value: k, nibble };
+                let won = Cell {
+                    value: L::won(k),
+                    nibble,
+                };
                 if state
                     .update(i, |c| (c.nibble <= 8).then_some(won))
                     .is_some()
@@ -318,9 +321,9 @@ impl<'a, L: Packing, const P: usize> ParentBatch<'a, L, P> {
                 // looked for before this generation ends).
                 let mark = self.next_mark;
                 let old = state.update(i, |c| match c.nibble {
-                    1 if c.value <= -k => Some(Cell {
-                        value: -k,
-                        nibble: with_free(mark, c.value == -k),
+                    1 if L::lossable(c.value, k) => Some(Cell {
+                        value: L::lost(k),
+                        nibble: with_free(mark, L::free_loss(c.value, k)),
                     }),
                     1..=8 => Some(Cell {
                         nibble: c.nibble - 1,
@@ -329,7 +332,7 @@ impl<'a, L: Packing, const P: usize> ParentBatch<'a, L, P> {
                     _ => None,
                 });
                 // Decided here iff the counter was 1 and B(q) <= -k.
-                if old.is_some_and(|c| c.nibble == 1 && c.value <= -k) {
+                if old.is_some_and(|c| c.nibble == 1 && L::lossable(c.value, k)) {
                     let listed = self.entry(parent, true);
                     if listed.is_some() {
                         state.set_done(i, mark);

@@ -465,6 +465,24 @@ fn store_cells<L: Packing>(state: &State<L>, start: u64, words: &[AtomicU64], ce
         });
         summary.store(bits, Relaxed);
     }
+    if L::SPLIT {
+        // B goes to the cold bytes; the words get the counters, and their
+        // bit where B <= -k at every stage k: a board without a capture
+        // (the others get it from the seeding of stage -B).
+        let best: Vec<u8> = cells.iter().map(|cell| cell.value as u8).collect();
+        state.cold().write(start, &best);
+        let counters: Vec<Cell> = cells
+            .iter()
+            .map(|cell| Cell {
+                value: if cell.value == L::NO_EXIT { -1 } else { 0 },
+                nibble: cell.nibble,
+            })
+            .collect();
+        for (word, cells) in words.iter().zip(counters.chunks(L::PER_WORD as usize)) {
+            word.store(L::pack(cells), Relaxed);
+        }
+        return;
+    }
     for (word, cells) in words.iter().zip(cells.chunks(L::PER_WORD as usize)) {
         word.store(L::pack(cells), Relaxed);
     }

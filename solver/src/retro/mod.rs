@@ -33,6 +33,13 @@
 //! Value and nibble share a word, so a board is decided by one
 //! compare-and-swap that sets both, and telling a parent touches one cache line.
 //!
+//! In the split cells ([`Split`](crate::cells::Split), 0.667 bytes per board)
+//! the word keeps one bit of value: lost, or (undecided) `B(p) <= -k`.
+//! `B(p)` and the values found lie in a byte per board beside (`cold`), which
+//! the initial pass writes and each stage's seeding reads in order, writing
+//! the values of the boards the stage before decided (`DONE`, then
+//! `WRITTEN`) with their free bits. Propagation is the same code in either.
+//!
 //! "Free": whether p's value is `B(p)`, so that a capture reaches it and the
 //! level file may store a lower bound instead ([`awari_dbformat::file::bounds`]).
 //! It is known when p is decided (a board seeded from `B`, except one without
@@ -91,7 +98,8 @@
 //!   `stage`: one partition's steps (seed, visit, take updates); `batch`:
 //!   the parents told by a visit; `mail`: the updates between partitions;
 //!   `exchange`: the same between the ranks of an MPI job.
-//! - `state`: a partition's cells, dirty maps and summaries; `partition`:
+//! - `state`: a partition's cells, dirty maps and summaries; `cold`: the
+//!   split cells' bytes of `B` and values, in memory or in a file; `partition`:
 //!   how a level is cut; `store`: where the cells live (memory, or the
 //!   files of the level's directory); `assemble`: the level's values from
 //!   its partitions'.
@@ -99,6 +107,7 @@
 mod assemble;
 mod batch;
 mod checkpoint;
+mod cold;
 mod exchange;
 mod init;
 mod mail;
@@ -112,8 +121,8 @@ mod store;
 
 pub use options::SolveOptions;
 pub(crate) use options::{
-    cell_bytes_per_board, default_list_entries, state_bytes_per_board, GENERATION_BYTES_PER_BOARD,
-    LIST_ENTRY_BYTES, LIVE_GENERATIONS,
+    cell_bytes_per_board, default_list_entries, split_state_bytes_per_board, state_bytes_per_board,
+    GENERATION_BYTES_PER_BOARD, LIST_ENTRY_BYTES, LIVE_GENERATIONS,
 };
 pub use partition::Partitions;
 pub(crate) use store::dir_bytes;

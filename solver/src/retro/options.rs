@@ -41,6 +41,14 @@ pub(crate) fn state_bytes_per_board(seeds: u32, boards: u64, list_entries: u64) 
         + (LIVE_GENERATIONS * list_entries * LIST_ENTRY_BYTES) as f64 / boards.max(1) as f64
 }
 
+/// [`state_bytes_per_board`] in the split cells: their words (0.667
+/// bytes per board; their byte a board of `B` and values apart) and the
+/// lists.
+pub(crate) fn split_state_bytes_per_board(boards: u64, list_entries: u64) -> f64 {
+    CellLayout::Split.bytes_per_board()
+        + (LIVE_GENERATIONS * list_entries * LIST_ENTRY_BYTES) as f64 / boards.max(1) as f64
+}
+
 /// The bytes per board of the recorded generations (a certificate), when asked for.
 pub(crate) const GENERATION_BYTES_PER_BOARD: f64 = 2.0;
 
@@ -103,6 +111,10 @@ pub struct SolveOptions {
     /// boards are generated. Sorted is the way for lower levels in files
     /// larger than the page cache; the cells are the same either way.
     pub sorted_lookups: Option<usize>,
+    /// In the split cells ([`CellLayout::Split`]): a directory for the
+    /// files of their cold bytes (a byte a board, read and written in
+    /// order; the files are removed with the state); `None`: in memory.
+    pub cold_dir: Option<PathBuf>,
 }
 
 impl Default for SolveOptions {
@@ -119,6 +131,7 @@ impl Default for SolveOptions {
             resident_partitions: usize::MAX,
             mail_bytes: u64::MAX,
             sorted_lookups: None,
+            cold_dir: None,
         }
     }
 }

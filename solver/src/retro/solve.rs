@@ -11,12 +11,13 @@ use awari_dbformat::{with_pits, Index, Rules};
 use indicatif::ProgressBar;
 
 use super::checkpoint::{self, Checkpoints};
+use super::cold::ColdBytes;
 use super::stage::Step;
 use super::state::State;
 use super::store::{self, DiskStore, LevelState, Manifest, Store};
 use super::{assemble, default_list_entries, exchange, identity, layout_for, stage_loop};
 use super::{Partitions, SolveOptions, SolvedLevel};
-use crate::cells::{CellLayout, Narrow, Packing, Wide};
+use crate::cells::{CellLayout, Narrow, Packing, Split, Wide};
 use crate::error::SolveError;
 
 /// What [`solve`] is asked: the arguments of [`super::solve_level`].
@@ -63,6 +64,7 @@ pub(super) fn run(job: Job) -> Result<Option<SolvedLevel>, SolveError> {
     match job.layout {
         CellLayout::Narrow => with_pits!(job.rules.pits(), P => solve::<Narrow, P>(job)),
         CellLayout::Wide => with_pits!(job.rules.pits(), P => solve::<Wide, P>(job)),
+        CellLayout::Split => with_pits!(job.rules.pits(), P => solve::<Split, P>(job)),
     }
 }
 
@@ -191,6 +193,12 @@ fn set_up<L: Packing>(
     init_only: bool,
 ) -> Result<(LevelState<L>, Option<Manifest>), SolveError> {
     let (store, resumed) = open_store::<L>(level, init_only)?;
+    if L::SPLIT && !matches!(store, Store::Memory) {
+        return Err(SolveError::Invalid(format!(
+            "level {}: the split cells keep their words in memory, not in a work directory",
+            level.seeds
+        )));
+    }
     let list_entries = level
         .options
         .list_entries
@@ -200,15 +208,24 @@ fn set_up<L: Packing>(
     let states = (0..level.count())
         .map(|p| {
             let range = level.partitions.range(p);
-            match store {
+            Ok(match store {
                 _ if !level.owns(p) => State::unloaded(range, 0, pits),
+                Store::Memory if L::SPLIT => {
+                    let boards = range.end - range.start;
+                    let cold = match &level.options.cold_dir {
+                        Some(dir) => ColdBytes::in_file(&dir.join(format!("cold-{p}")), boards)?,
+                        None => ColdBytes::in_memory(boards),
+                    };
+                    State::new(range, lists_each, pits, level.options.record_generations)
+                        .with_cold(cold)
+                }
                 Store::Memory => {
                     State::new(range, lists_each, pits, level.options.record_generations)
                 }
                 Store::Disk(_) => State::unloaded(range, lists_each, pits),
-            }
+            })
         })
-        .collect();
+        .collect::<Result<_, SolveError>>()?;
     Ok((LevelState { store, states }, resumed))
 }
 

@@ -11,9 +11,11 @@ use rayon::prelude::*;
 
 use super::batch::{Outbox, ParentBatch, LOST};
 use super::state::{
-    may_hold, with_free, State, BLOCK_WORDS, FREE_BIT, MARK_A, MARK_B, SUMMARY_WORDS,
+    may_hold, split_written, with_free, State, BLOCK_WORDS, DONE, FREE_BIT, MARK_A, MARK_B,
+    SUMMARY_WORDS, WRITTEN,
 };
-use crate::cells::Packing;
+use crate::cells::{Cell, Packing};
+use crate::error::SolveError;
 
 /// Words of the dirty map per task that visits marked boards: 64 of 64
 /// blocks each, some 200,000 boards in the narrow layout. (A task per word
@@ -53,7 +55,13 @@ pub(super) fn seed<L: Packing>(
     k: i8,
     seeds: u32,
     progress: &ProgressBar,
-) -> Decided {
+) -> Result<Decided, SolveError> {
+    if L::SPLIT {
+        let decided = seed_split(state, k, seeds);
+        progress.inc(decided.total());
+        state.check_cold()?;
+        return Ok(decided);
+    }
     let wins = AtomicU64::new(0);
     let losses = AtomicU64::new(0);
     let mark = MARK_A;
@@ -88,7 +96,163 @@ pub(super) fn seed<L: Packing>(
         losses: losses.into_inner(),
     };
     progress.inc(decided.total());
+    Ok(decided)
+}
+
+/// [`seed`] in the split cells, which also writes the values of the boards
+/// stage `k + 1` decided (`DONE` until then) into their cold bytes, with
+/// their free bits, and turns them `WRITTEN`. An undecided board whose `B`
+/// is `-k` and whose counter is not zero gets its bit set: it is lost as
+/// soon as its counter falls to zero. A task reads and writes its chunk's
+/// cold bytes only when its summaries say a board may hold `±k` or a word
+/// holds a board to write.
+fn seed_split<L: Packing>(state: &State<L>, k: i8, seeds: u32) -> Decided {
+    state
+        .chunks()
+        .map_init(Vec::new, |cold, (start, boards, words)| {
+            let summaries = state.summaries_from(start);
+            let runs = words.len().div_ceil(SUMMARY_WORDS);
+            let may_seed = summaries[..runs]
+                .iter()
+                .any(|s| may_hold(s.load(Relaxed), k));
+            let to_write = words
+                .iter()
+                .any(|w| L::fields_with_nibble(w.load(Relaxed), 0, DONE) != 0);
+            if !may_seed && !to_write {
+                return Decided::default();
+            }
+            cold.resize(boards, 0);
+            state.cold().read(start, cold);
+            let decided = seed_split_chunk(state, start, words, cold, k, seeds);
+            // (Seeding changes only words: only values written change bytes.)
+            if to_write {
+                state.cold().write(start, cold);
+            }
+            decided
+        })
+        .reduce(Decided::default, |mut a, b| {
+            a += b;
+            a
+        })
+}
+
+/// [`seed_split`] in one chunk: its `words` and its `cold` bytes, read and
+/// changed here (only this task touches them while seeding). The boards
+/// to look at are found a word at a time: those `DONE` by a test on the
+/// word, those whose `B` is `±k` by a test on eight bytes at once
+/// ([`bytes_equal`]); most words have neither.
+fn seed_split_chunk<L: Packing>(
+    state: &State<L>,
+    start: u64,
+    words: &[AtomicU64],
+    cold: &mut [u8],
+    k: i8,
+    seeds: u32,
+) -> Decided {
+    let mut decided = Decided::default();
+    let per_word = L::PER_WORD as usize;
+    let at_k = bytes_equal(cold, k as u8, (-k) as u8);
+    for (w, word) in words.iter().enumerate() {
+        let old = word.load(Relaxed);
+        let first = w * per_word;
+        let done = L::fields_with_nibble(old, 0, DONE);
+        let near = bits_at(&at_k, first, per_word);
+        if done == 0 && near == 0 {
+            continue;
+        }
+        let mut new = old;
+        let mut seeded = false;
+        for s in 0..per_word {
+            let j = first + s;
+            let shift = s as u32 * L::BITS;
+            if j >= cold.len() || (done >> shift & 1 == 0 && near >> s & 1 == 0) {
+                continue;
+            }
+            let cell = L::decode(old, shift);
+            if cell.nibble == DONE {
+                // Decided at stage k + 1: its value goes to its byte.
+                cold[j] = split_written(k + 1, cell.value < 0, cold[j] as i8, seeds);
+                new = L::replace(
+                    new,
+                    shift,
+                    Cell {
+                        nibble: WRITTEN,
+                        ..cell
+                    },
+                );
+            } else if cell.nibble <= 8 {
+                let seed = if cold[j] as i8 == k {
+                    decided.wins += 1;
+                    Some(L::won(k))
+                } else if cell.nibble == 0 {
+                    // B = -k, every quiet child in W.
+                    decided.losses += 1;
+                    Some(L::lost(k))
+                } else {
+                    // B = -k: lost once its counter falls to zero.
+                    new = L::replace(new, shift, Cell { value: -1, ..cell });
+                    None
+                };
+                if let Some(value) = seed {
+                    new = L::replace(
+                        new,
+                        shift,
+                        Cell {
+                            value,
+                            nibble: MARK_A,
+                        },
+                    );
+                    seeded = true;
+                }
+            }
+        }
+        if new != old {
+            word.store(new, Relaxed);
+        }
+        if seeded {
+            state.mark_dirty(0, start + first as u64);
+        }
+    }
     decided
+}
+
+/// One bit per byte of `bytes` (bit `j % 64` of word `j / 64`), set when
+/// the byte is `a` or `b`: eight bytes tested at once.
+fn bytes_equal(bytes: &[u8], a: u8, b: u8) -> Vec<u64> {
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    let (a, b) = (
+        u64::from(a) * 0x0101_0101_0101_0101,
+        u64::from(b) * 0x0101_0101_0101_0101,
+    );
+    // The top bit of each zero byte of v, exactly (no carry crosses bytes).
+    let zero_bytes = |v: u64| !(((v & LOW7) + LOW7) | v | LOW7);
+    let mut bits = vec![0u64; bytes.len().div_ceil(64)];
+    for (g, group) in bytes.chunks(8).enumerate() {
+        let mut eight = [0u8; 8];
+        eight[..group.len()].copy_from_slice(group);
+        let v = u64::from_le_bytes(eight);
+        let mut tops = zero_bytes(v ^ a) | zero_bytes(v ^ b);
+        if group.len() < 8 {
+            tops &= (1u64 << (8 * group.len())) - 1;
+        }
+        // The top bits of the eight bytes, gathered into the top byte.
+        let found = ((tops >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56;
+        bits[g / 8] |= found << (8 * (g % 8));
+    }
+    bits
+}
+
+/// The `count` (at most 64) bits of `bits` from bit `first` on, in the low
+/// bits.
+#[inline]
+fn bits_at(bits: &[u64], first: usize, count: usize) -> u64 {
+    let (word, shift) = (first / 64, first % 64);
+    let low = bits.get(word).map_or(0, |&w| w >> shift);
+    let high = match (shift, bits.get(word + 1)) {
+        (0, _) | (_, None) => 0,
+        (_, Some(&w)) => w << (64 - shift),
+    };
+    (low | high) & (u64::MAX >> (64 - count))
 }
 
 /// Seeds stage `k` in one word of cells, `old`, whose first board is
@@ -385,6 +549,34 @@ impl<L: Packing> Visit<'_, L> {
                     .board(state.start + i)
                     .expect("index within the level");
                 batch.tell_parents_of(board.packed(), cell.value < 0);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn bytes_equal_finds_exactly_the_bytes(
+            bytes in prop::collection::vec(prop_oneof![Just(0u8), Just(3), Just(253), Just(128), any::<u8>()], 0..300),
+            a in prop_oneof![Just(3u8), Just(0), Just(128), any::<u8>()],
+            b in prop_oneof![Just(253u8), Just(127), any::<u8>()],
+            first in 0usize..300,
+            count in 1usize..=64,
+        ) {
+            let bits = bytes_equal(&bytes, a, b);
+            for (j, &byte) in bytes.iter().enumerate() {
+                prop_assert_eq!(bits[j / 64] >> (j % 64) & 1 == 1, byte == a || byte == b, "byte {}", j);
+            }
+            let got = bits_at(&bits, first, count);
+            for s in 0..count {
+                let j = first + s;
+                let expected = j < bytes.len() && (bytes[j] == a || bytes[j] == b);
+                prop_assert_eq!(got >> s & 1 == 1, expected, "bit {} from {}", s, first);
             }
         }
     }

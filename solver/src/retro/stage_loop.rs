@@ -160,7 +160,7 @@ impl<L: Packing, const P: usize> StageLoop<'_, L, P> {
             if level.owns(p) {
                 decided += self.work.with(p, |state| {
                     stage::seed(state, k, level.seeds, level.progress)
-                })?;
+                })??;
             }
         }
         Ok(decided)

@@ -16,7 +16,9 @@ use awari_dbformat::memory::huge::HugeArray;
 use awari_dbformat::BoardPacker;
 use rayon::prelude::*;
 
+use super::cold::{final_byte, from_final_byte, ColdBytes};
 use crate::cells::{Cell, Packing};
+use crate::error::SolveError;
 use crate::lists::ListPool;
 
 /// Nibble of a board that is decided and whose parents have been told.
@@ -31,6 +33,11 @@ pub(super) const MARK_B: u8 = 13;
 /// and 9. Every undecided code (0..=8) with this bit set is still below 13, so
 /// `nibble | FREE_BIT == mark` finds a mark and only a mark, free or not.
 pub(super) const FREE_BIT: u8 = 4;
+/// In the split cells, the nibble of a decided board whose value is written
+/// in its cold byte (the free twin of [`DONE`], which the split cells do not
+/// use: they find the free bit when they write the value). A board decided
+/// at stage k is `DONE` until the seeding of stage k - 1 writes its value.
+pub(super) const WRITTEN: u8 = DONE & !FREE_BIT;
 
 /// The decided code `code`, in its free twin when `free`.
 #[inline]
@@ -86,6 +93,9 @@ pub(crate) struct State<L: Packing> {
     pub(super) lists: ListPool,
     /// How the boards on the lists are packed.
     pub(super) packer: BoardPacker,
+    /// The split cells' bytes of `B` and values ([`super::cold`]); `None`
+    /// in the other layouts.
+    pub(super) cold: Option<ColdBytes>,
     layout: std::marker::PhantomData<L>,
 }
 
@@ -132,8 +142,33 @@ impl<L: Packing> State<L> {
             generations: None,
             lists: ListPool::new(pool_entries(list_entries)),
             packer: BoardPacker::new(per_side),
+            cold: None,
             layout: std::marker::PhantomData,
         }
+    }
+
+    /// The split cells' cold bytes.
+    ///
+    /// # Panics
+    /// In another layout, or before they are given ([`State::with_cold`]).
+    #[inline]
+    pub(super) fn cold(&self) -> &ColdBytes {
+        self.cold.as_ref().expect("the split cells have cold bytes")
+    }
+
+    /// The state with its cold bytes (the split cells').
+    pub(super) fn with_cold(mut self, cold: ColdBytes) -> State<L> {
+        debug_assert!(L::SPLIT);
+        self.cold = Some(cold);
+        self
+    }
+
+    /// The first error in reading or writing the cold bytes, if any.
+    ///
+    /// # Errors
+    /// That error (a full disk, say).
+    pub(super) fn check_cold(&self) -> Result<(), SolveError> {
+        self.cold.as_ref().map_or(Ok(()), ColdBytes::check)
     }
 
     /// The bytes of the cells of a partition of `boards` boards.
@@ -252,7 +287,29 @@ impl<L: Packing> State<L> {
     /// The values are made in the cells' memory, which then shrinks to them
     /// (a separate array would lift the peak above the state of the solve);
     /// the free bits are a new array of 1/8 byte per board.
-    pub(super) fn into_values(self, seeds: u32) -> (Values, HugeArray) {
+    ///
+    /// In the split cells the values are written into the cold bytes first
+    /// ([`State::write_last_values`]); the words go, and the values are
+    /// made from the cold bytes: in their own memory, or read from their
+    /// file into a new array.
+    ///
+    /// # Errors
+    /// Cold bytes in a file that cannot be read or written.
+    pub(super) fn into_values(self, seeds: u32) -> Result<(Values, HugeArray), SolveError> {
+        if L::SPLIT {
+            self.write_last_values(seeds);
+            self.check_cold()?;
+            let State {
+                words,
+                lists,
+                cold,
+                size,
+                ..
+            } = self;
+            drop((words, lists));
+            let cold = cold.expect("the split cells have cold bytes");
+            return cold_into_values(cold, size);
+        }
         let State {
             mut words,
             size,
@@ -302,7 +359,50 @@ impl<L: Packing> State<L> {
             words.copy_within(from..from + boards, start as usize);
         }
         words.shrink(size as usize);
-        (Values::from_array(words), free)
+        Ok((Values::from_array(words), free))
+    }
+
+    /// In the split cells, after the last stage: writes every value not
+    /// yet written into its cold byte (the boards stage 1 decided, ±1, and
+    /// the undecided ones, 0), with its free bit, and turns every board
+    /// `WRITTEN`. (A board already written is left as it is, so this may
+    /// be done twice.)
+    pub(super) fn write_last_values(&self, seeds: u32) {
+        let per_word = L::PER_WORD as usize;
+        self.chunks().for_each(|(start, boards, words)| {
+            let mut cold = vec![0u8; boards];
+            self.cold().read(start, &mut cold);
+            for (w, word) in words.iter().enumerate() {
+                let old = word.load(Relaxed);
+                let mut new = old;
+                for s in 0..per_word {
+                    let j = w * per_word + s;
+                    if j >= boards {
+                        break;
+                    }
+                    let shift = s as u32 * L::BITS;
+                    let cell = L::decode(old, shift);
+                    let best = cold[j] as i8;
+                    cold[j] = match cell.nibble {
+                        WRITTEN => continue,
+                        DONE => split_written(1, cell.value < 0, best, seeds),
+                        // Undecided: 0, free when the captures give 0 (as in
+                        // `final_value`).
+                        _ => final_byte(0, best == 0 && seeds > 0),
+                    };
+                    new = L::replace(
+                        new,
+                        shift,
+                        Cell {
+                            nibble: WRITTEN,
+                            ..cell
+                        },
+                    );
+                }
+                word.store(new, Relaxed);
+            }
+            self.cold().write(start, &cold);
+        });
     }
 
     /// The final values and free bits of the partition's boards, as
@@ -320,16 +420,27 @@ impl<L: Packing> State<L> {
             8 * self.size.div_ceil(64),
             "a bit per board"
         );
+        if L::SPLIT {
+            self.write_last_values(seeds);
+        }
         let per_word = L::PER_WORD as usize;
         self.chunks()
             .zip(values.par_chunks_mut(Self::CHUNK as usize))
             .zip(free.par_chunks_mut((Self::CHUNK / 8) as usize))
-            .for_each(|(((_, boards, words), values), free)| {
+            .for_each(|(((start, boards, words), values), free)| {
+                let mut cold = Vec::new();
+                if L::SPLIT {
+                    cold = vec![0u8; boards];
+                    self.cold().read(start, &mut cold);
+                }
                 let mut free_word = 0u64;
                 for j in 0..boards {
-                    let word = words[j / per_word].load(Relaxed);
-                    let cell = L::decode(word, (j % per_word) as u32 * L::BITS);
-                    let (value, is_free) = final_value(cell, seeds);
+                    let (value, is_free) = if L::SPLIT {
+                        from_final_byte(cold[j])
+                    } else {
+                        let word = words[j / per_word].load(Relaxed);
+                        final_value(L::decode(word, (j % per_word) as u32 * L::BITS), seeds)
+                    };
                     values[j] = value;
                     free_word |= u64::from(is_free) << (j % 64);
                     if j % 64 == 63 || j + 1 == boards {
@@ -352,6 +463,75 @@ fn final_value(cell: Cell, seeds: u32) -> (i8, bool) {
         // Undecided: 0. (B = 0 = -n is the empty board, without moves.)
         (0, cell.value == 0 && seeds > 0)
     }
+}
+
+/// Whether a board of a level of `seeds` seeds whose value is `value` and
+/// whose captures give `best` is free, as the packed cells find it when
+/// they decide it: a capture reaches the value, unless the board has no
+/// move at all and loses everything (`best` is then `-seeds`, which no
+/// capture gives).
+#[inline]
+pub(super) fn split_free(value: i8, best: i8, seeds: u32) -> bool {
+    value == best && !(value < 0 && u32::from(value.unsigned_abs()) == seeds)
+}
+
+/// The cold byte of a board decided at stage `k` (lost when `lost`) whose
+/// captures gave `best`: its value and whether it is free.
+#[inline]
+pub(super) fn split_written(k: i8, lost: bool, best: i8, seeds: u32) -> u8 {
+    let value = if lost { -k } else { k };
+    final_byte(value, split_free(value, best, seeds))
+}
+
+/// The values and free bits of a partition of `size` boards from its cold
+/// bytes, every value written ([`State::write_last_values`]): made in the
+/// bytes' own memory, or in their file, then mapped (the file's name goes
+/// with the bytes; its pages stay mapped while the values live).
+fn cold_into_values(cold: ColdBytes, size: u64) -> Result<(Values, HugeArray), SolveError> {
+    let mut free = HugeArray::zeroed(8 * size.div_ceil(64) as usize);
+    let chunk = 64 * CHUNK_WORDS;
+    let decode = |bytes: &mut [u8], free: &mut [u8]| {
+        for (bytes, free) in bytes.chunks_mut(64).zip(free.chunks_mut(8)) {
+            let mut bits = 0u64;
+            for (j, byte) in bytes.iter_mut().enumerate() {
+                let (value, is_free) = from_final_byte(*byte);
+                *byte = value as u8;
+                bits |= u64::from(is_free) << j;
+            }
+            free.copy_from_slice(&bits.to_ne_bytes());
+        }
+    };
+    let values = match cold {
+        ColdBytes::Memory(mut bytes) => {
+            bytes[..size as usize]
+                .par_chunks_mut(chunk)
+                .zip(free.par_chunks_mut(chunk / 8))
+                .for_each(|(bytes, free)| decode(bytes, free));
+            bytes.shrink(size as usize);
+            bytes
+        }
+        file => {
+            // Made in the file, a chunk at a time, then mapped: its pages
+            // are the page cache's, given back under the resident ceiling,
+            // not memory the budget must hold.
+            free.par_chunks_mut(chunk / 8).enumerate().for_each_init(
+                Vec::new,
+                |bytes, (c, free)| {
+                    let start = (c * chunk) as u64;
+                    bytes.resize((size - start).min(chunk as u64) as usize, 0);
+                    file.read(start, bytes);
+                    decode(bytes, free);
+                    file.write(start, bytes);
+                },
+            );
+            file.check()?;
+            // (A file of exactly the partition's bytes.)
+            let values = file.mapped()?.expect("bytes in a file");
+            values.advise_random();
+            values
+        }
+    };
+    Ok((Values::from_array(values), free))
 }
 
 /// The entries of a pool that holds `list_entries` per generation for the
