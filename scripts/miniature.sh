@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Level 36 of the 36-seed game in miniature: level 24 of the 24-seed game (3 seeds
-# per pit becomes 2) built on disk in 2 partitions, one mapped at a time, with its
-# lower levels in files larger than the page cache, as level 36 is on a 24 GiB
-# machine in `--memory 14G`, at 1/37 of the size (about 10 minutes).
+# per pit becomes 2) built out of core, with its lower levels in files larger than
+# the page cache, as level 36 is on a 24 GiB machine, at 1/37 of the size (about
+# 10 minutes).
 #
 #   sudo scripts/miniature.sh [BUDGET_MIB] [CACHE_MIB]
 #
-# The budget (default 420 MiB) gives level 24 two partitions of 243 MiB of cells;
-# the cache (default 220 MiB, 0.9 of a partition: level 36 has 10.6 GiB partitions
-# beside about 9.5 GiB of cache) is made by running the build in a memory control
-# group limited to BUDGET + CACHE (cgroup v2, or v1's memory controller; root is
-# needed to make one). The same level is then built on disk without the group (the
-# page cache holds everything) and in memory; the three level files must be equal.
+# The budget (default 420 MiB) holds level 24's split cells (255 MB of words, their
+# byte a board in a file), or two partitions of 243 MiB of packed cells on disk;
+# the cache (default 220 MiB, as level 36 has beside its 14G) is made by running
+# the build in a memory control group limited to BUDGET + CACHE (cgroup v2, or v1's
+# memory controller; root is needed to make one). Three builds: `split` (the
+# default plan in that budget) and `disk` (`--cells packed`: partitions on disk)
+# in the group, and `memory` without a budget; the three level files must be
+# equal, and the ratio of each to the in-memory rate is printed.
 # Prints each build's time, boards per second, bytes read and written per board
 # and peak resident memory. The directory goes to a temporary one, removed at the
 # end; BIN=PATH measures another awari-solve binary.
@@ -62,27 +64,28 @@ build() {
     "${cmd[@]}" > "$dir/$name.jsonl"
   fi
 }
-echo "level 24 on disk in ${budget}M, page cache ${cache} MiB (the control group)"
-build beyond yes --memory "${budget}M" --spare-disk
-echo "level 24 on disk in ${budget}M, the page cache unlimited"
-build cached no --memory "${budget}M" --spare-disk
+echo "level 24 in ${budget}M, page cache ${cache} MiB (the control group): split cells"
+build split yes --memory "${budget}M" --spare-disk
+echo "level 24 in ${budget}M, page cache ${cache} MiB (the control group): packed cells on disk"
+build disk yes --memory "${budget}M" --spare-disk --cells packed
 echo "level 24 in memory"
 build memory no
 
 python3 - "$dir" <<'PY'
 import json, sys
 d = sys.argv[1]
-print(f"{'build':>8} {'seconds':>8} {'initial':>8} {'stages':>8} {'writing':>8} {'M boards/s':>10} {'read B/board':>12} {'written B/board':>15} {'peak MiB':>9} {'sorted':>6}")
-for name in ["beyond", "cached", "memory"]:
+print(f"{'build':>8} {'seconds':>8} {'initial':>8} {'stages':>8} {'writing':>8} {'M boards/s':>10} {'of memory':>9} {'read B/board':>12} {'written B/board':>15} {'peak MiB':>9} {'sorted':>6}")
+memory = json.loads(open(f"{d}/memory.jsonl").read().splitlines()[-1])["seconds"]
+for name in ["split", "disk", "memory"]:
     l = json.loads(open(f"{d}/{name}.jsonl").read().splitlines()[-1])
     assert l["seeds"] == 24
     b = l["boards"]
     stages = sum(s["seeding_seconds"] + s["propagation_seconds"] for s in l["stages"])
     peak = int(open(f"{d}/{name}.peak").read().split()[-1]) / 1024
     print(f"{name:>8} {l['seconds']:>8.1f} {l['init_seconds']:>8.1f} {stages:>8.1f} {l['write_seconds']:>8.1f} "
-          f"{b / l['seconds'] / 1e6:>10.2f} {l['disk_read_bytes'] / b:>12.1f} {l['disk_written_bytes'] / b:>15.1f} {peak:>9.0f} {str(l['sorted_lookups']):>6}")
+          f"{b / l['seconds'] / 1e6:>10.2f} {memory / l['seconds']:>9.2f} {l['disk_read_bytes'] / b:>12.1f} {l['disk_written_bytes'] / b:>15.1f} {peak:>9.0f} {str(l['sorted_lookups']):>6}")
 PY
-md5sum "$dir"/{beyond,cached,memory}/awari-p6-n24.awl
-test "$(md5sum < "$dir/beyond/awari-p6-n24.awl")" = "$(md5sum < "$dir/memory/awari-p6-n24.awl")"
-test "$(md5sum < "$dir/cached/awari-p6-n24.awl")" = "$(md5sum < "$dir/memory/awari-p6-n24.awl")"
+md5sum "$dir"/{split,disk,memory}/awari-p6-n24.awl
+test "$(md5sum < "$dir/split/awari-p6-n24.awl")" = "$(md5sum < "$dir/memory/awari-p6-n24.awl")"
+test "$(md5sum < "$dir/disk/awari-p6-n24.awl")" = "$(md5sum < "$dir/memory/awari-p6-n24.awl")"
 echo "the three level files are equal"

@@ -35,9 +35,9 @@ pub(super) struct LevelPlan {
     /// memory planned.
     pub cold_in_file: bool,
     /// In the split cells: the memory held during the initial pass (the
-    /// rest of the process, the lower levels in memory, the words; the
-    /// lists are not touched yet, and the writer not started), which its
-    /// lookups come on top of.
+    /// rest of the process, the lower levels in memory, and the words and
+    /// bytes when they are in memory; the lists are not touched yet, and
+    /// the writer not started), which its lookups come on top of.
     pub split_init_bytes: u64,
 }
 
@@ -250,7 +250,13 @@ fn split_plan(
         memory_bytes: needed.max(base + split.solve + lists),
         split: true,
         cold_in_file,
-        split_init_bytes: held + split.solve,
+        // (With their bytes in a file, the words are in a file too until
+        // the pass is done: `retro`'s `State::with_words_in_file`.)
+        split_init_bytes: if cold_in_file {
+            held
+        } else {
+            held + split.solve
+        },
     })
 }
 

@@ -159,6 +159,9 @@ fn solve<L: Packing, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, So
     if let Store::Disk(disk) = &mut work.store {
         disk.ensure_copy()?;
     }
+    for state in &mut work.states {
+        state.words_to_memory()?;
+    }
     let mut checkpoints = Checkpoints::new(start.last_checkpoint_seconds);
     let mut stages = start.stages;
     let updates_to_ranks = stage_loop::run_stages::<L, P>(
@@ -212,12 +215,15 @@ fn set_up<L: Packing>(
                 _ if !level.owns(p) => State::unloaded(range, 0, pits),
                 Store::Memory if L::SPLIT => {
                     let boards = range.end - range.start;
-                    let cold = match &level.options.cold_dir {
-                        Some(dir) => ColdBytes::in_file(&dir.join(format!("cold-{p}")), boards)?,
-                        None => ColdBytes::in_memory(boards),
-                    };
-                    State::new(range, lists_each, pits, level.options.record_generations)
-                        .with_cold(cold)
+                    let state =
+                        State::new(range, lists_each, pits, level.options.record_generations);
+                    match &level.options.cold_dir {
+                        // The words too in a file until the initial pass is done.
+                        Some(dir) => state
+                            .with_cold(ColdBytes::in_file(&dir.join(format!("cold-{p}")), boards)?)
+                            .with_words_in_file(&dir.join(format!("words-{p}")))?,
+                        None => state.with_cold(ColdBytes::in_memory(boards)),
+                    }
                 }
                 Store::Memory => {
                     State::new(range, lists_each, pits, level.options.record_generations)

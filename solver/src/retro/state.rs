@@ -96,6 +96,9 @@ pub(crate) struct State<L: Packing> {
     /// The split cells' bytes of `B` and values ([`super::cold`]); `None`
     /// in the other layouts.
     pub(super) cold: Option<ColdBytes>,
+    /// While the words are kept in a file (the initial pass of the split
+    /// cells with their bytes in a file): its path.
+    words_file: Option<std::path::PathBuf>,
     layout: std::marker::PhantomData<L>,
 }
 
@@ -143,8 +146,47 @@ impl<L: Packing> State<L> {
             lists: ListPool::new(pool_entries(list_entries)),
             packer: BoardPacker::new(per_side),
             cold: None,
+            words_file: None,
             layout: std::marker::PhantomData,
         }
+    }
+
+    /// The state with its words in the file `path` (the split cells with
+    /// their cold bytes in a file): written in order by the initial pass,
+    /// their pages are the page cache's, given back under the resident
+    /// ceiling, so the pass's lookups have the budget. They go to memory
+    /// after the pass ([`State::words_to_memory`]).
+    ///
+    /// # Errors
+    /// A file that cannot be made or mapped.
+    pub(super) fn with_words_in_file(
+        mut self,
+        path: &std::path::Path,
+    ) -> Result<State<L>, SolveError> {
+        let bytes = State::<L>::word_bytes(self.size);
+        self.words = awari_dbformat::memory::mapped::create(path, bytes)?;
+        self.words_file = Some(path.to_path_buf());
+        Ok(self)
+    }
+
+    /// Moves words kept in a file ([`State::with_words_in_file`]) to
+    /// memory, where propagation reads them at random, and removes the
+    /// file. Nothing happens to words already in memory.
+    ///
+    /// # Errors
+    /// A file that cannot be removed.
+    pub(super) fn words_to_memory(&mut self) -> Result<(), SolveError> {
+        let Some(path) = self.words_file.take() else {
+            return Ok(());
+        };
+        let mut words = HugeArray::zeroed(self.words.len());
+        words
+            .par_chunks_mut(8 * CHUNK_WORDS)
+            .zip(self.words.par_chunks(8 * CHUNK_WORDS))
+            .for_each(|(to, from)| to.copy_from_slice(from));
+        self.words = words;
+        std::fs::remove_file(&path).map_err(awari_dbformat::Error::io(&path))?;
+        Ok(())
     }
 
     /// The split cells' cold bytes.
