@@ -196,6 +196,27 @@ fn a_budget_too_small_for_the_packed_cells_solves_the_level_in_the_split_cells()
 }
 
 #[test]
+fn the_split_cells_beside_lower_levels_in_memory_stay_within_the_budget() {
+    // Level 18 in 160M: levels 0..=16 (30 MB) stay in memory, the packed
+    // cells (44 MB) do not fit beside them, the split words (22 MB) do.
+    // Their words (during the initial pass) and values (after) are mapped
+    // from files, whose pages are held under the ceiling too (without
+    // that, level 24 in 900M peaked at 992 MiB).
+    let dir = scratch("split-lower-in-memory");
+    let d = dir.to_str().unwrap();
+    let out = ok_stdout(&run(
+        "awari-solve",
+        &["--db", d, "--max-seeds", "18", "--memory", "160M", "--json"],
+    ));
+    let last = &json_lines(&out)[18];
+    assert_eq!(last["split"], true, "{last}");
+    assert_eq!(last["lower_levels_in_files"], false, "{last}");
+    let peak = last["peak_memory_bytes"].as_u64().unwrap();
+    assert!(peak > 0 && peak <= 160 << 20, "peak {peak} over 160 MiB");
+    assert_same_as_reference(&dir, 19);
+}
+
+#[test]
 fn a_level_in_memory_reading_its_lower_levels_from_files_stays_within_the_budget() {
     // Level 22 in 400M: its cells in memory (the plan counts 379 MiB), the
     // 262 MiB of levels 0..=20 read at random from files of scores through

@@ -152,8 +152,10 @@ impl Build<'_> {
         };
         let level_plan = plan_memory(seeds, boards, lower_in_memory, options)?;
         // Pages of mapped files are held within the budget too (one watch
-        // while any level needs it: the ceiling is the same for all).
-        if !(self.lower_in_files || level_plan.on_disk) {
+        // while any level needs it: the ceiling is the same for all). The
+        // split cells with their bytes in a file map their words during
+        // the initial pass and their values after.
+        if !(self.lower_in_files || level_plan.on_disk || level_plan.cold_in_file) {
             held.watch = None;
         } else if held.watch.is_none() {
             held.watch = Some(resident::Watch::new(resident::ceiling_for(options.memory)));
