@@ -128,36 +128,8 @@ pub(super) fn plan_memory(
             split_init_bytes: 0,
         });
     }
-    // (`--on-disk` asks for the packed cells on disk, unless the split cells
-    // are asked for: then it keeps their bytes in a file.)
-    let split_wanted = match options.cells {
-        Cells::Auto => !options.on_disk,
-        Cells::Packed => false,
-        Cells::Split => true,
-    };
-    if split_wanted && crate::cells::CellLayout::Split.holds(seeds) {
-        // The cold bytes in memory only when asked for the split cells and
-        // all fits; in a file otherwise.
-        let in_file = options.cells == Cells::Auto || options.on_disk;
-        let plans = [false, true].into_iter().filter(|&file| file || !in_file);
-        for cold_in_file in plans {
-            let held = lower_bytes + PROCESS_BYTES;
-            let plan = split_plan(boards, base, held, options, cold_in_file, &lists_within);
-            if let Some(plan) = plan {
-                return Ok(plan);
-            }
-        }
-        if options.cells == Cells::Split {
-            let split = split_bytes(boards, options, true);
-            return Err(SolveError::Memory {
-                seeds,
-                boards,
-                state_bytes: split.solve as f64 / boards.max(1) as f64,
-                lower: format_size(lower_bytes),
-                needed: format_size(base + split.solve.max(split.end)),
-                budget: format_size(budget),
-            });
-        }
+    if let Some(plan) = plan_split_cells(seeds, boards, lower_bytes, base, options, &lists_within) {
+        return plan;
     }
     // On disk: the level's values, free bits and generations are
     // assembled in files too (taking the page cache), so besides one
@@ -199,6 +171,52 @@ pub(super) fn plan_memory(
         split: false,
         cold_in_file: false,
         split_init_bytes: 0,
+    })
+}
+
+/// The plan of level `seeds` in the split cells when they are wanted
+/// (`options.cells`; `--on-disk` asks for the packed cells on disk, unless
+/// the split cells are asked for: then it keeps their bytes in a file) and
+/// fit beside `base` (of which `lower_bytes` are the lower levels): their
+/// bytes in memory only when asked for the split cells and all fits, in a
+/// file otherwise. `None` when the packed cells on disk are to be tried;
+/// an error when the split cells were asked for and do not fit.
+fn plan_split_cells(
+    seeds: u32,
+    boards: u64,
+    lower_bytes: u64,
+    base: u64,
+    options: &Options,
+    lists_within: &dyn Fn(u64) -> u64,
+) -> Option<Result<LevelPlan, SolveError>> {
+    let wanted = match options.cells {
+        Cells::Auto => !options.on_disk,
+        Cells::Packed => false,
+        Cells::Split => true,
+    };
+    if !wanted || !crate::cells::CellLayout::Split.holds(seeds) {
+        return None;
+    }
+    let held = lower_bytes + PROCESS_BYTES;
+    let only_in_file = options.cells == Cells::Auto || options.on_disk;
+    let places = [false, true]
+        .into_iter()
+        .filter(|&file| file || !only_in_file);
+    for cold_in_file in places {
+        if let Some(plan) = split_plan(boards, base, held, options, cold_in_file, lists_within) {
+            return Some(Ok(plan));
+        }
+    }
+    (options.cells == Cells::Split).then(|| {
+        let split = split_bytes(boards, options, true);
+        Err(SolveError::Memory {
+            seeds,
+            boards,
+            state_bytes: split.solve as f64 / boards.max(1) as f64,
+            lower: format_size(lower_bytes),
+            needed: format_size(base + split.solve.max(split.end)),
+            budget: format_size(options.memory),
+        })
     })
 }
 

@@ -26,6 +26,7 @@ use std::sync::Mutex;
 use awari_dbformat::memory::huge::HugeArray;
 use awari_dbformat::memory::mapped;
 
+use super::batch::lock;
 use crate::error::SolveError;
 
 /// Where a partition's cold bytes live.
@@ -154,12 +155,6 @@ impl Drop for ColdFile {
 
 fn keep_first(failed: &Mutex<Option<SolveError>>, err: SolveError) {
     lock(failed).get_or_insert(err);
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The byte of a board whose value is `value` (in -64..=63), free or not.

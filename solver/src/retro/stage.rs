@@ -11,8 +11,8 @@ use rayon::prelude::*;
 
 use super::batch::{Outbox, ParentBatch, LOST};
 use super::state::{
-    may_hold, split_written, with_free, State, BLOCK_WORDS, DONE, FREE_BIT, MARK_A, MARK_B,
-    SUMMARY_WORDS, WRITTEN,
+    may_hold, split_written, with_free, with_written, State, BLOCK_WORDS, DONE, FREE_BIT, MARK_A,
+    MARK_B, SUMMARY_WORDS,
 };
 use crate::cells::{Cell, Packing};
 use crate::error::SolveError;
@@ -172,14 +172,7 @@ fn seed_split_chunk<L: Packing>(
             if cell.nibble == DONE {
                 // Decided at stage k + 1: its value goes to its byte.
                 cold[j] = split_written(k + 1, cell.value < 0, cold[j] as i8, seeds);
-                new = L::replace(
-                    new,
-                    shift,
-                    Cell {
-                        nibble: WRITTEN,
-                        ..cell
-                    },
-                );
+                new = with_written::<L>(new, shift, cell);
             } else if cell.nibble <= 8 {
                 let seed = if cold[j] as i8 == k {
                     decided.wins += 1;

@@ -432,14 +432,7 @@ impl<L: Packing> State<L> {
                         // `final_value`).
                         _ => final_byte(0, best == 0 && seeds > 0),
                     };
-                    new = L::replace(
-                        new,
-                        shift,
-                        Cell {
-                            nibble: WRITTEN,
-                            ..cell
-                        },
-                    );
+                    new = with_written::<L>(new, shift, cell);
                 }
                 word.store(new, Relaxed);
             }
@@ -515,6 +508,20 @@ fn final_value(cell: Cell, seeds: u32) -> (i8, bool) {
 #[inline]
 pub(super) fn split_free(value: i8, best: i8, seeds: u32) -> bool {
     value == best && !(value < 0 && u32::from(value.unsigned_abs()) == seeds)
+}
+
+/// `word` with the board at `shift` (whose cell is `cell`) `WRITTEN`: its
+/// value is in its cold byte now.
+#[inline]
+pub(super) fn with_written<L: Packing>(word: u64, shift: u32, cell: Cell) -> u64 {
+    L::replace(
+        word,
+        shift,
+        Cell {
+            nibble: WRITTEN,
+            ..cell
+        },
+    )
 }
 
 /// The cold byte of a board decided at stage `k` (lost when `lost`) whose
