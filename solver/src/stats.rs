@@ -11,6 +11,7 @@ use awari_dbformat::UnstoredRow;
 use awari_dbformat::{with_pits, Board, Gain, Index, MoveList, Rules, Score};
 use rayon::prelude::*;
 
+use awari_dbformat::level::Values;
 use awari_dbformat::Levels;
 
 /// The number of boards with each value, by value.
@@ -46,7 +47,7 @@ pub fn count_stored(values: &[i8]) -> Counts {
 pub fn count_all(
     rules: Rules,
     seeds: u32,
-    values: &[i8],
+    values: &Values,
     lower: &Levels,
     stored: &Counts,
     room: Option<u64>,
@@ -71,7 +72,7 @@ const NO_VALUE: i8 = i8::MIN;
 fn count_unstored<const P: usize>(
     rules: Rules,
     seeds: u32,
-    values: &[i8],
+    values: &Values,
     lower: &Levels,
     room: Option<u64>,
 ) -> [u64; 256] {
@@ -95,6 +96,9 @@ fn count_unstored<const P: usize>(
         rest = after;
     }
     for share in passes(&sizes, room) {
+        if room.is_some() {
+            read_in(seeds, values, lower, &share);
+        }
         // A task per opponent row (level 24: 134,596 rows for 34.6 million
         // boards), each valuing its boards a group at a time, with scratch
         // lists per thread.
@@ -127,6 +131,23 @@ fn count_unstored<const P: usize>(
         histogram[v as u8 as usize] += 1;
     }
     histogram
+}
+
+/// Reads in the pages of `share` of the levels mapped from files, in large
+/// reads, before a pass reads them at random: faulted in a page at a time,
+/// each would wait on the disk (level 24 beyond the page cache: 32.1 s of
+/// counting, against 14.2 s read in first).
+fn read_in(seeds: u32, values: &Values, lower: &Levels, share: &Share) {
+    for (s, range) in share.iter().enumerate() {
+        if range.is_empty() {
+            continue;
+        }
+        if s as u32 == seeds {
+            values.populate(range.clone());
+        } else {
+            lower.populate(s as u32, range.clone());
+        }
+    }
 }
 
 /// Boards valued together by [`one_ply_group`].

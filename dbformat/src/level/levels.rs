@@ -118,6 +118,12 @@ impl Levels {
         self.held(seeds).will_need(range);
     }
 
+    /// Reads the scores of boards `range` of held level `seeds` into memory
+    /// now ([`crate::memory::huge::HugeArray::populate`]).
+    pub fn populate(&self, seeds: u32, range: std::ops::Range<u64>) {
+        self.held(seeds).populate(range);
+    }
+
     /// The value of any board of level `board.seeds()` by one ply
     /// ([`crate::level::one_ply`]): a stored board's children on its own
     /// level are read from `level` (that level's scores, index order), the

@@ -100,6 +100,15 @@ fn resolve_scores(reader: &LevelReader, levels: &Levels, out: &mut [i8], room: O
         &level[..]
     };
     for share in passes(&sizes, room) {
+        if room.is_some() {
+            // The share's pages in large reads, before the captures read
+            // them at random.
+            for (s, range) in levels_captures_reach(id.seeds).zip(&share) {
+                if !range.is_empty() {
+                    levels.populate(s, range.clone());
+                }
+            }
+        }
         resolve_level_in(id, 0, out, lower, &share);
         if room.is_some() {
             resident::release_file_pages();

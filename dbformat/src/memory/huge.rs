@@ -97,6 +97,29 @@ impl HugeArray {
         }
     }
 
+    /// Reads bytes `range` of an array mapped from a file into memory now,
+    /// in large reads, and maps them (`MADV_POPULATE_READ`, Linux 5.14 and
+    /// later): for a pass that then reads them at random, which page by
+    /// page would wait on the disk for each. Returns when they are read;
+    /// nothing for an array in memory, or where the system cannot.
+    pub fn populate(&self, range: std::ops::Range<usize>) {
+        const PAGE: usize = 4096;
+        if let (Some(map), true) = (&self.map, self.from_file) {
+            let start = range.start / PAGE * PAGE;
+            let end = range.end.min(self.len);
+            if end > start {
+                // Advised `Random` (as arrays mapped from files are), the
+                // range would be faulted in a page at a time (256 MiB: 5.4 s
+                // here, against 0.19 s advised `Sequential`).
+                let len = end - start;
+                let _ = map.advise_range(Advice::Sequential, start, len);
+                #[cfg(target_os = "linux")]
+                let _ = map.advise_range(Advice::PopulateRead, start, len);
+                let _ = map.advise_range(Advice::Random, start, len);
+            }
+        }
+    }
+
     /// The array as `len / size_of::<T>()` values of `T` (a tail too short for
     /// one is left out).
     ///

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use awari_dbformat::cluster::RankFigures;
 use awari_dbformat::file::LevelId;
+use awari_dbformat::level::Values;
 use awari_dbformat::Levels;
 use serde::{Deserialize, Serialize};
 
@@ -194,7 +195,7 @@ pub(super) fn make_report_shell(id: LevelId, boards: u64, stages: Vec<Stage>) ->
 /// reads them), its build's figures unknown.
 pub(super) fn make_report(
     id: LevelId,
-    values: &[i8],
+    values: &Values,
     lower: &Levels,
     file_bytes: u64,
     room: Option<u64>,

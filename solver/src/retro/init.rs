@@ -420,8 +420,13 @@ fn chunk_lookups<L: Packing, const P: usize>(
     (cells, lookups)
 }
 
-/// Reads ahead the pages of the children of `run` (sorted by child), level
-/// by level: one advice per level the run reaches.
+/// Reads in the pages of the children of `run` (sorted by child), level
+/// by level, before they are read: the span a run reaches in a level in
+/// large reads now, when its lookups are dense enough there (at least one
+/// per [`DENSE_SPAN`] bytes), else only advised (read ahead meanwhile).
+/// (Faulted in a page at a time, at random, the reads of a level beyond the
+/// page cache would wait on the disk for each: about 40 MB/s here, against
+/// 1.3 GB/s read in order.)
 fn read_ahead(lower: &Levels, run: &[Lookup]) {
     let mut from = 0;
     while from < run.len() {
@@ -429,10 +434,19 @@ fn read_ahead(lower: &Levels, run: &[Lookup]) {
         let to = from + run[from..].partition_point(|l| l.child >> LEVEL_SHIFT == level);
         let mask = (1 << LEVEL_SHIFT) - 1;
         let (lo, hi) = (run[from].child & mask, run[to - 1].child & mask);
-        lower.will_need(level as u32, lo..hi + 1);
+        if hi - lo < (to - from) as u64 * DENSE_SPAN {
+            lower.populate(level as u32, lo..hi + 1);
+        } else {
+            lower.will_need(level as u32, lo..hi + 1);
+        }
         from = to;
     }
 }
+
+/// The bytes of a lower level per lookup below which [`read_ahead`] reads
+/// in the whole span of a run: a page read in order costs about what a
+/// 40th of a page read at random does.
+const DENSE_SPAN: u64 = 16 << 10;
 
 /// Capturing moves collected before their child values are read (see `init`).
 const INIT_BATCH: usize = 32;
