@@ -163,8 +163,9 @@ fn the_initial_pass_with_its_lookups_sorted_solves_alike() {
 fn split_cells_solve_alike_in_memory_and_in_files() {
     // The split cells (a nibble and a bit a board in the words, B and the
     // values in cold bytes beside) against the packed ones: in memory and
-    // in files, in one partition and in several, with full lists, none and
-    // one board a generation, and with the lookups sorted.
+    // in files (the words too during the initial pass, or not), in one
+    // partition and in several, with full lists, none and one board a
+    // generation, and with the lookups sorted.
     let scratch = tempfile::tempdir().unwrap();
     for (set, pits, max) in RuleSet::ALL
         .into_iter()
@@ -181,6 +182,7 @@ fn split_cells_solve_alike_in_memory_and_in_files() {
                     .path()
                     .join(format!("cold-{set}-{pits}-{partitions}")),
             ),
+            words_in_file_at_init: true,
             ..split(partitions)
         };
         let variants = [
@@ -188,6 +190,10 @@ fn split_cells_solve_alike_in_memory_and_in_files() {
             split(1),
             in_files(1),
             in_files(5),
+            SolveOptions {
+                words_in_file_at_init: false,
+                ..in_files(2)
+            },
             SolveOptions {
                 list_entries: Some(0),
                 ..split(3)

@@ -39,6 +39,10 @@ pub(super) struct LevelPlan {
     /// bytes when they are in memory; the lists are not touched yet, and
     /// the writer not started), which its lookups come on top of.
     pub split_init_bytes: u64,
+    /// In the split cells with their bytes in a file: whether their words
+    /// are in a file too during the initial pass (its lookups then have
+    /// their memory), which takes [`split_words_bytes`] of disk more.
+    pub words_in_file_at_init: bool,
 }
 
 /// Which cells a level is solved in ([`crate::cells`]).
@@ -58,6 +62,12 @@ pub enum Cells {
 
 /// Bytes per board of the split cells' words.
 const SPLIT_WORD_BYTES: f64 = 8.0 / 12.0;
+
+/// The bytes of the split cells' words of a level of `boards` boards (the
+/// disk they take in a file during the initial pass).
+pub fn split_words_bytes(boards: u64) -> u64 {
+    (boards as f64 * SPLIT_WORD_BYTES) as u64
+}
 /// Bytes per board of the level's free bits.
 const FREE_BYTES: f64 = 1.0 / 8.0;
 
@@ -126,6 +136,7 @@ pub(super) fn plan_memory(
             split: false,
             cold_in_file: false,
             split_init_bytes: 0,
+            words_in_file_at_init: false,
         });
     }
     if let Some(plan) = plan_split_cells(seeds, boards, lower_bytes, base, options, &lists_within) {
@@ -171,6 +182,7 @@ pub(super) fn plan_memory(
         split: false,
         cold_in_file: false,
         split_init_bytes: 0,
+        words_in_file_at_init: false,
     })
 }
 
@@ -269,16 +281,32 @@ fn split_plan(
         split: true,
         cold_in_file,
         // (With their bytes in a file, the words are in a file too until
-        // the pass is done: `retro`'s `State::with_words_in_file`.)
+        // the pass is done, unless the disk is short: `retro`'s
+        // `State::with_words_in_file`.)
         split_init_bytes: if cold_in_file {
             held
         } else {
             held + split.solve
         },
+        words_in_file_at_init: cold_in_file,
     })
 }
 
 impl LevelPlan {
+    /// The plan with the split cells' words in memory during the initial
+    /// pass too (for a disk without room for them), for a level of
+    /// `boards` boards: its lookups then have that much less memory.
+    pub fn with_words_in_memory_at_init(self, boards: u64, options: &Options) -> LevelPlan {
+        if !self.words_in_file_at_init {
+            return self;
+        }
+        LevelPlan {
+            words_in_file_at_init: false,
+            split_init_bytes: self.split_init_bytes + split_bytes(boards, options, true).solve,
+            ..self
+        }
+    }
+
     /// The lookups the initial pass may hold at once when it sorts them
     /// (see `retro::SolveOptions::sorted_lookups`), within `budget`, for a
     /// level on disk whose partitions' cells take `cells` bytes each: the
@@ -432,6 +460,15 @@ mod tests {
             assert!(plan.split && plan.cold_in_file && !plan.on_disk, "{plan:?}");
             assert_eq!(plan.partitions, 1);
             assert!(plan.memory_bytes <= budget, "{plan:?} in {budget}");
+            // Their words in a file during the initial pass, unless the
+            // disk is short: then in memory, the pass's lookups fewer.
+            assert!(plan.words_in_file_at_init, "{plan:?}");
+            let options = options(budget, false);
+            let kept = plan.with_words_in_memory_at_init(boards, &options);
+            assert!(!kept.words_in_file_at_init && kept.cold_in_file, "{kept:?}");
+            assert!(kept.split_init_bytes >= plan.split_init_bytes + split_words_bytes(boards));
+            assert!(kept.lookups_within(budget, 0) <= plan.lookups_within(budget, 0));
+            assert_eq!(kept.memory_bytes, plan.memory_bytes);
         }
         // Less than their words: the packed cells on disk.
         let plan = with(base + words - 1, Cells::Auto).unwrap();

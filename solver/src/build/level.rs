@@ -14,7 +14,7 @@ use awari_dbformat::level::Values;
 use awari_dbformat::memory::resident;
 use indicatif::ProgressBar;
 
-use super::budget::{estimated_level_file_bytes, plan_memory, LevelPlan};
+use super::budget::{estimated_level_file_bytes, plan_memory, split_words_bytes, LevelPlan};
 use super::lower_source::scores_path;
 use super::plan::{cache_room, reached_bytes};
 use super::progress::progress_bar;
@@ -150,7 +150,7 @@ impl Build<'_> {
         } else {
             held.lower.bytes()
         };
-        let level_plan = plan_memory(seeds, boards, lower_in_memory, options)?;
+        let mut level_plan = plan_memory(seeds, boards, lower_in_memory, options)?;
         // Pages of mapped files are held within the budget too (one watch
         // while any level needs it: the ceiling is the same for all). The
         // split cells with their bytes in a file map their words during
@@ -170,15 +170,19 @@ impl Build<'_> {
             "its level file",
             2 * estimated_level_file_bytes(boards) + (64 << 20),
         )?;
+        // The split cells' bytes, then values (a byte a board), beside their
+        // words during the initial pass, or this level's scores at the end.
+        let scores_bytes = if scores { boards } else { 0 };
         if level_plan.cold_in_file {
-            crate::memory::check_free_disk(
-                seeds,
-                &self.work_dir,
-                "the byte a board of its split cells",
-                boards,
-            )?;
-        }
-        if scores {
+            let words = split_words_bytes(boards);
+            let (dir, what) = (&self.work_dir, "the byte a board of its split cells");
+            let with_words = boards + words.max(scores_bytes);
+            if crate::memory::check_free_disk(seeds, dir, what, with_words).is_err() {
+                // Short of disk: the words stay in memory (smaller windows).
+                level_plan = level_plan.with_words_in_memory_at_init(boards, options);
+                crate::memory::check_free_disk(seeds, dir, what, boards + scores_bytes)?;
+            }
+        } else if scores {
             crate::memory::check_free_disk(
                 seeds,
                 &self.work_dir,
@@ -204,6 +208,7 @@ impl Build<'_> {
             level_dir: level_plan.on_disk.then(|| self.level_dir(seeds)),
             layout: level_plan.split.then_some(CellLayout::Split),
             cold_dir: level_plan.cold_in_file.then(|| self.level_dir(seeds)),
+            words_in_file_at_init: level_plan.words_in_file_at_init,
             checkpoint_seconds: options.checkpoint_seconds.unwrap_or(60.0),
             checkpoint_cost_multiple: if options.checkpoint_seconds.is_some() {
                 0.0

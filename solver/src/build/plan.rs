@@ -9,7 +9,7 @@ use awari_dbformat::file::LevelId;
 use awari_dbformat::Index;
 use serde::Serialize;
 
-use super::budget::{estimated_level_file_bytes, plan_memory, LevelPlan};
+use super::budget::{estimated_level_file_bytes, plan_memory, split_words_bytes, LevelPlan};
 use super::{is_complete, last_missing, lower_levels_in_files, Options, Plan};
 use crate::memory::format_size;
 use crate::retro;
@@ -202,7 +202,17 @@ impl Planner<'_> {
             && scores > 0
             && (self.options.spare_disk
                 || free_disk.is_some_and(|free| disk.holding_scores() > free));
+        // The split cells' bytes in a file, with their words beside them
+        // during the initial pass when the disk has room (else in memory).
         let cold = if p.cold_in_file { boards } else { 0 };
+        let words_disk = |words| scores + cold + level_file.max(words);
+        let words = if p.cold_in_file
+            && free_disk.is_none_or(|free| words_disk(split_words_bytes(boards)) <= free)
+        {
+            split_words_bytes(boards)
+        } else {
+            0
+        };
         let mut row = PlannedLevel {
             on_disk: p.on_disk,
             split: p.split,
@@ -212,7 +222,7 @@ impl Planner<'_> {
             memory_bytes: p.memory_bytes,
             spare_disk: spare,
             disk_bytes: match (p.on_disk, spare) {
-                (false, _) => scores + level_file + cold,
+                (false, _) => words_disk(words),
                 (true, false) => disk.holding_scores(),
                 (true, true) => disk.sparing_scores(),
             },

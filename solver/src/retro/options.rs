@@ -115,6 +115,10 @@ pub struct SolveOptions {
     /// files of their cold bytes (a byte a board, read and written in
     /// order; the files are removed with the state); `None`: in memory.
     pub cold_dir: Option<PathBuf>,
+    /// With a `cold_dir`: the split cells' words too in a file there
+    /// during the initial pass (copied to memory after it), so that its
+    /// sorted lookups have the memory; `false`: in memory throughout.
+    pub words_in_file_at_init: bool,
 }
 
 impl Default for SolveOptions {
@@ -132,6 +136,7 @@ impl Default for SolveOptions {
             mail_bytes: u64::MAX,
             sorted_lookups: None,
             cold_dir: None,
+            words_in_file_at_init: false,
         }
     }
 }

@@ -218,10 +218,16 @@ fn set_up<L: Packing>(
                     let state =
                         State::new(range, lists_each, pits, level.options.record_generations);
                     match &level.options.cold_dir {
-                        // The words too in a file until the initial pass is done.
-                        Some(dir) => state
-                            .with_cold(ColdBytes::in_file(&dir.join(format!("cold-{p}")), boards)?)
-                            .with_words_in_file(&dir.join(format!("words-{p}")))?,
+                        Some(dir) => {
+                            let cold = ColdBytes::in_file(&dir.join(format!("cold-{p}")), boards)?;
+                            let state = state.with_cold(cold);
+                            // The words too in a file until the initial pass is done.
+                            if level.options.words_in_file_at_init {
+                                state.with_words_in_file(&dir.join(format!("words-{p}")))?
+                            } else {
+                                state
+                            }
+                        }
                         None => state.with_cold(ColdBytes::in_memory(boards)),
                     }
                 }
