@@ -87,7 +87,9 @@ struct Cli {
     on_disk: bool,
     /// For a level on disk: give the lower levels' files of scores back
     /// while its stages run (their room goes to the checkpoint) and read the
-    /// level files again after; done anyway when the disk cannot hold both.
+    /// level files again after; for the last level in memory: count its
+    /// statistics before writing its file, the scores given back between.
+    /// Done anyway when the disk cannot hold both.
     #[arg(long)]
     spare_disk: bool,
     /// The directory for the partitions on disk (a subdirectory per level,

@@ -196,6 +196,45 @@ fn a_budget_too_small_for_the_packed_cells_solves_the_level_in_the_split_cells()
 }
 
 #[test]
+fn the_last_level_short_of_disk_counts_before_writing_and_gives_the_scores_back() {
+    // Level 18, the last, in the split cells with its lower levels in files:
+    // --spare-disk (as a disk that cannot hold the scores beside the level
+    // file) counts its statistics first, gives the scores back, then writes
+    // its file. The plan says so and needs no more disk (less where the
+    // level file outgrows the words); the files and the counts are those
+    // of the build in memory.
+    let dir = scratch("split-count-first");
+    let d = dir.to_str().unwrap();
+    let args = ["--db", d, "--max-seeds", "18", "--memory", "120M", "--json"];
+    let plan = |extra: &[&str]| {
+        let out = ok_stdout(&run(
+            "awari-solve",
+            &[&args[..], &["--plan"], extra].concat(),
+        ));
+        json_lines(&out)[18].clone()
+    };
+    let (usual, sparing) = (plan(&[]), plan(&["--spare-disk"]));
+    assert_eq!(usual["count_before_writing"], false, "{usual}");
+    assert_eq!(sparing["count_before_writing"], true, "{sparing}");
+    assert_eq!(sparing["split"], true, "{sparing}");
+    let (usual, sparing) = (usual["disk_bytes"].as_u64(), sparing["disk_bytes"].as_u64());
+    assert!(sparing <= usual, "{sparing:?} over {usual:?}");
+    let out = ok_stdout(&run(
+        "awari-solve",
+        &[&args[..], &["--spare-disk"]].concat(),
+    ));
+    let last = &json_lines(&out)[18];
+    assert_eq!(last["split"], true, "{last}");
+    assert_eq!(last["lower_levels_in_files"], true, "{last}");
+    assert_eq!(last["counts_all"], reference_counts_all(18), "{last}");
+    assert_same_as_reference(&dir, 19);
+    assert!(
+        !dir.join("work").exists(),
+        "the work directory outlives the build"
+    );
+}
+
+#[test]
 fn the_split_cells_beside_lower_levels_in_memory_stay_within_the_budget() {
     // Level 18 in 160M: levels 0..=16 (30 MB) stay in memory, the packed
     // cells (44 MB) do not fit beside them, the split words (22 MB) do.

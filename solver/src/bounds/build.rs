@@ -148,6 +148,7 @@ pub fn plan_bounds(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
                 cold_in_file: false,
                 lower_levels_in_files: false,
                 spare_disk: false,
+                count_before_writing: false,
                 partitions: 1,
                 resident_partitions: None,
                 memory_bytes: memory,

@@ -43,6 +43,11 @@ pub(super) struct LevelPlan {
     /// are in a file too during the initial pass (its lookups then have
     /// their memory), which takes [`split_words_bytes`] of disk more.
     pub words_in_file_at_init: bool,
+    /// The statistics counted before the level file is written, and the
+    /// lower levels' files of scores given back between the two (for the
+    /// last level, when the disk cannot hold the scores and the level file
+    /// at once), rather than counted while it is written.
+    pub count_before_writing: bool,
 }
 
 /// Which cells a level is solved in ([`crate::cells`]).
@@ -137,6 +142,7 @@ pub(super) fn plan_memory(
             cold_in_file: false,
             split_init_bytes: 0,
             words_in_file_at_init: false,
+            count_before_writing: false,
         });
     }
     if let Some(plan) = plan_split_cells(seeds, boards, lower_bytes, base, options, &lists_within) {
@@ -183,6 +189,7 @@ pub(super) fn plan_memory(
         cold_in_file: false,
         split_init_bytes: 0,
         words_in_file_at_init: false,
+        count_before_writing: false,
     })
 }
 
@@ -289,6 +296,7 @@ fn split_plan(
             held + split.solve
         },
         words_in_file_at_init: cold_in_file,
+        count_before_writing: false,
     })
 }
 
@@ -302,6 +310,7 @@ impl LevelPlan {
         }
         LevelPlan {
             words_in_file_at_init: false,
+            count_before_writing: false,
             split_init_bytes: self.split_init_bytes + split_bytes(boards, options, true).solve,
             ..self
         }

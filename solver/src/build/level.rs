@@ -65,17 +65,25 @@ impl Build<'_> {
             }
             return Ok(());
         }
+        // The statistics over all boards read the lower levels. Short of
+        // disk, the last level counts them first and gives the scores back
+        // before its file is written; a level on disk that spares the disk
+        // counts them after its file is written and its cells removed, the
+        // scores read again then; the others while the file is written.
+        let counted_first = if level_plan.count_before_writing {
+            bar.set_message("counting");
+            Some(self.count_and_give_back(held, seeds, &solved.values)?)
+        } else {
+            None
+        };
         bar.set_message("writing");
-        // The statistics over all boards read the lower levels. A level
-        // that spares the disk counts them after its file is written and
-        // its cells removed, the scores read again then; the others while
-        // the file is written.
+        let count_beside = !spares && counted_first.is_none();
         let (written, counts_stored, counts_all) =
-            self.write_and_count(held, seeds, &solved, !spares);
+            self.write_and_count(held, seeds, &solved, count_beside);
         let written = written?;
         // The level file is whole and named: its cells can go.
         retro::remove_level_dir(&solve_options)?;
-        let counts_all = match counts_all {
+        let counts_all = match counts_all.or(counted_first) {
             Some(counts) => counts,
             None => {
                 self.lower_levels.load_below(seeds, &mut held.lower)?;
@@ -150,7 +158,7 @@ impl Build<'_> {
         } else {
             held.lower.bytes()
         };
-        let mut level_plan = plan_memory(seeds, boards, lower_in_memory, options)?;
+        let level_plan = plan_memory(seeds, boards, lower_in_memory, options)?;
         // Pages of mapped files are held within the budget too (one watch
         // while any level needs it: the ceiling is the same for all). The
         // split cells with their bytes in a file map their words during
@@ -160,37 +168,76 @@ impl Build<'_> {
         } else if held.watch.is_none() {
             held.watch = Some(resident::Watch::new(resident::ceiling_for(options.memory)));
         }
-        // The level file (its temporary copy is renamed), at twice the bits
-        // per board of levels 20..=24 for room; with the lower levels in
-        // files, this level's scores too when a later level reads them.
-        let scores = self.lower_in_files && self.read_above(seeds);
-        crate::memory::check_free_disk(
-            seeds,
-            &options.dir,
-            "its level file",
-            2 * estimated_level_file_bytes(boards) + (64 << 20),
-        )?;
-        // The split cells' bytes, then values (a byte a board), beside their
-        // words during the initial pass, or this level's scores at the end.
-        let scores_bytes = if scores { boards } else { 0 };
-        if level_plan.cold_in_file {
-            let words = split_words_bytes(boards);
-            let (dir, what) = (&self.work_dir, "the byte a board of its split cells");
-            let with_words = boards + words.max(scores_bytes);
-            if crate::memory::check_free_disk(seeds, dir, what, with_words).is_err() {
-                // Short of disk: the words stay in memory (smaller windows).
-                level_plan = level_plan.with_words_in_memory_at_init(boards, options);
-                crate::memory::check_free_disk(seeds, dir, what, boards + scores_bytes)?;
-            }
-        } else if scores {
-            crate::memory::check_free_disk(
+        self.plan_disk(held, seeds, boards, level_plan)
+    }
+
+    /// `level_plan` of level `seeds` (`boards` boards) with the disk it
+    /// needs beside what is there already: the level file (its temporary
+    /// copy is renamed, at twice the bits per board of levels 20..=24 for
+    /// room), and in the work directory the split cells' bytes, then values
+    /// (a byte a board), their words beside them during the initial pass,
+    /// and this level's scores when a later level reads them. Short of
+    /// disk, the words stay in memory (smaller windows), and for the last
+    /// level the statistics are counted before the level file is written,
+    /// the lower levels' scores given back between (see
+    /// [`LevelPlan::count_before_writing`]; `--spare-disk` asks for it).
+    ///
+    /// # Errors
+    /// A disk without room even so.
+    fn plan_disk(
+        &self,
+        held: &Held,
+        seeds: u32,
+        boards: u64,
+        level_plan: LevelPlan,
+    ) -> Result<LevelPlan, SolveError> {
+        let options = self.options;
+        let level_file = 2 * estimated_level_file_bytes(boards) + (64 << 20);
+        crate::memory::check_free_disk(seeds, &options.dir, "its level file", level_file)?;
+        let cold = if level_plan.cold_in_file { boards } else { 0 };
+        let scores = if self.lower_in_files && self.read_above(seeds) {
+            boards
+        } else {
+            0
+        };
+        let last = self.last_missing == Some(seeds) && self.lower_in_files;
+        let freeable = if last { held.lower.bytes() } else { 0 };
+        let free = crate::memory::free_disk(&self.work_dir).unwrap_or(u64::MAX);
+        // (words in a file during the initial pass, count before writing),
+        // the faster first.
+        let choices = [(true, false), (false, false), (true, true), (false, true)];
+        let usable = |&(words, count_first): &(bool, bool)| {
+            (level_plan.words_in_file_at_init || !words)
+                && (last || !count_first)
+                && (!options.spare_disk || !last || count_first)
+        };
+        let needs = |(words, count_first): (bool, bool)| {
+            let words = if words { split_words_bytes(boards) } else { 0 };
+            let freed = if count_first { freeable } else { 0 };
+            // The level file and the work directory are on one disk, as a
+            // rule: counted together.
+            (cold + words).max((cold + scores + level_file).saturating_sub(freed))
+        };
+        let usable: Vec<(bool, bool)> = choices.into_iter().filter(usable).collect();
+        let Some(&(words, count_first)) = usable.iter().find(|&&c| needs(c) <= free) else {
+            let needed = usable.iter().map(|&c| needs(c)).min().unwrap_or(0);
+            return Err(SolveError::Disk {
                 seeds,
-                &self.work_dir,
-                "its scores for the levels above",
-                boards,
-            )?;
-        }
-        Ok(level_plan)
+                dir: self.work_dir.clone(),
+                what: "its cells, scores and level file",
+                needed: crate::memory::format_size(needed),
+                available: crate::memory::format_size(free),
+            });
+        };
+        let level_plan = if words {
+            level_plan
+        } else {
+            level_plan.with_words_in_memory_at_init(boards, options)
+        };
+        Ok(LevelPlan {
+            count_before_writing: count_first,
+            ..level_plan
+        })
     }
 
     /// How the solver solves level `seeds` of `boards` boards as
@@ -288,6 +335,33 @@ impl Build<'_> {
             solved.resumed_initial_boards = resumed_initial_boards;
         }
         Ok(solved)
+    }
+
+    /// The statistics over all boards of level `seeds` (`values`), the
+    /// lower levels read again if given back, which then go with their
+    /// files of scores.
+    ///
+    /// # Errors
+    /// A lower level that cannot be read, or a file that cannot be removed.
+    fn count_and_give_back(
+        &self,
+        held: &mut Held,
+        seeds: u32,
+        values: &Values,
+    ) -> Result<Counts, SolveError> {
+        self.lower_levels.load_below(seeds, &mut held.lower)?;
+        let stored = stats::count_stored(values);
+        let rules = self.plan.rules;
+        let all = stats::count_all(
+            rules,
+            seeds,
+            values,
+            &held.lower,
+            &stored,
+            resident::room(0),
+        );
+        self.lower_levels.give_back(&mut held.lower)?;
+        Ok(all)
     }
 
     /// Writes the certificate (when recorded) and the level file of

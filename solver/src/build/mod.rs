@@ -108,9 +108,11 @@ pub struct Options {
     /// they would fit in memory.
     pub on_disk: bool,
     /// For a level on disk with the lower levels in files: give the lower
-    /// levels' scores back while its stages run, and read them again after,
-    /// even when the disk could hold them (it is done anyway when it
-    /// cannot: [`PlannedLevel::spare_disk`]).
+    /// levels' scores back while its stages run, and read them again after;
+    /// for the last level in memory, count its statistics before its file
+    /// is written and give the scores back between; even when the disk
+    /// could hold them (it is done anyway when it cannot:
+    /// [`PlannedLevel::spare_disk`], [`PlannedLevel::count_before_writing`]).
     pub spare_disk: bool,
     /// The directory of the partitions kept on disk (a subdirectory per
     /// level, removed when the level is complete); `None`: `work` in the

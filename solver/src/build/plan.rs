@@ -36,6 +36,10 @@ pub struct PlannedLevel {
     /// level's checkpoint (they are read again from the level files for
     /// the statistics: a little time for much disk).
     pub spare_disk: bool,
+    /// In memory, the last level: its statistics counted before its level
+    /// file is written and the lower levels' scores given back between,
+    /// because the disk cannot hold both (`--spare-disk` asks for it).
+    pub count_before_writing: bool,
     /// The partitions the level is solved in.
     pub partitions: u64,
     /// On disk: the partitions kept mapped at once.
@@ -90,6 +94,12 @@ pub(super) fn cache_room(options: &Options) -> u64 {
 /// 1.41 and 1.63 M boards/s, against the 6.0 M of levels 20..=24 (measured
 /// beside other work at nice 19: docs/scaling.md).
 const BEYOND_CACHE_SLOWDOWN: f64 = 4.0;
+
+/// [`BEYOND_CACHE_SLOWDOWN`] for a level in the split cells, their bytes in
+/// a file: level 24 of the 24-seed game so built beside 220 MiB of page
+/// cache (`scripts/miniature.sh`, level 36 in miniature) took 80.3 s
+/// against 48.3 s in memory (docs/performance.md).
+const SPLIT_BEYOND_CACHE_SLOWDOWN: f64 = 1.7;
 
 /// The plan of every level of `plan` within `options`' budgets, before any
 /// work: how it would be built, with what memory and disk, in about how
@@ -150,6 +160,7 @@ impl Planner<'_> {
             cold_in_file: false,
             lower_levels_in_files: self.lower_in_files && !present,
             spare_disk: false,
+            count_before_writing: false,
             partitions: 1,
             resident_partitions: None,
             memory_bytes: 0,
@@ -202,17 +213,35 @@ impl Planner<'_> {
             && scores > 0
             && (self.options.spare_disk
                 || free_disk.is_some_and(|free| disk.holding_scores() > free));
-        // The split cells' bytes in a file, with their words beside them
-        // during the initial pass when the disk has room (else in memory).
+        // In memory: the split cells' bytes in a file, with their words
+        // beside them during the initial pass when the disk has room (else
+        // in memory), and for the last level, short of disk, the scores
+        // given back before the level file is written (as the build does:
+        // `Build::plan_disk`).
         let cold = if p.cold_in_file { boards } else { 0 };
-        let words_disk = |words| scores + cold + level_file.max(words);
-        let words = if p.cold_in_file
-            && free_disk.is_none_or(|free| words_disk(split_words_bytes(boards)) <= free)
-        {
-            split_words_bytes(boards)
-        } else {
-            0
+        let last = self.last_missing == Some(seeds) && scores > 0;
+        let needs = |(words, count_first): (bool, bool)| {
+            let words = if words { split_words_bytes(boards) } else { 0 };
+            let writing = if count_first {
+                scores.max(level_file)
+            } else {
+                scores + level_file
+            };
+            scores + cold + words.max(writing - scores)
         };
+        let usable = |&(words, count_first): &(bool, bool)| {
+            (p.cold_in_file || !words)
+                && (last || !count_first)
+                && (!self.options.spare_disk || !last || count_first)
+        };
+        let choices = [(true, false), (false, false), (true, true), (false, true)];
+        let usable: Vec<(bool, bool)> = choices.into_iter().filter(usable).collect();
+        let in_memory = usable
+            .iter()
+            .copied()
+            .find(|&c| free_disk.is_none_or(|free| needs(c) <= free))
+            .or(usable.last().copied())
+            .unwrap_or((false, false));
         let mut row = PlannedLevel {
             on_disk: p.on_disk,
             split: p.split,
@@ -221,12 +250,13 @@ impl Planner<'_> {
             resident_partitions: p.on_disk.then_some(p.resident_partitions as u64),
             memory_bytes: p.memory_bytes,
             spare_disk: spare,
+            count_before_writing: !p.on_disk && in_memory.1,
             disk_bytes: match (p.on_disk, spare) {
-                (false, _) => words_disk(words),
+                (false, _) => needs(in_memory),
                 (true, false) => disk.holding_scores(),
                 (true, true) => disk.sparing_scores(),
             },
-            estimated_seconds: self.estimated_seconds(seeds, boards, p.on_disk),
+            estimated_seconds: self.estimated_seconds(seeds, boards, p),
             ..row
         };
         if let Some(free) = *free_disk {
@@ -243,18 +273,18 @@ impl Planner<'_> {
         row
     }
 
-    /// The seconds level `seeds` of `boards` boards takes, in memory or
-    /// `on_disk`: the rates measured on 2 cores scaled to the threads, and
-    /// slowed when the levels its captures reach (one byte per board) are
-    /// read from files larger than the page cache can hold.
-    fn estimated_seconds(&self, seeds: u32, boards: u64, on_disk: bool) -> f64 {
+    /// The seconds level `seeds` of `boards` boards takes as planned, `p`:
+    /// the rates measured on 2 cores scaled to the threads, and slowed when
+    /// the levels its captures reach (one byte per board) are read from
+    /// files larger than the page cache can hold.
+    fn estimated_seconds(&self, seeds: u32, boards: u64, p: &LevelPlan) -> f64 {
         let reached = reached_bytes(self.plan, self.index, seeds);
-        let slowdown = if self.lower_in_files && reached > self.cache_room {
-            BEYOND_CACHE_SLOWDOWN
-        } else {
-            1.0
+        let slowdown = match self.lower_in_files && reached > self.cache_room {
+            false => 1.0,
+            true if p.split && p.cold_in_file => SPLIT_BEYOND_CACHE_SLOWDOWN,
+            true => BEYOND_CACHE_SLOWDOWN,
         };
-        let rate = if on_disk {
+        let rate = if p.on_disk {
             ON_DISK_BOARDS_PER_SECOND
         } else {
             IN_MEMORY_BOARDS_PER_SECOND
