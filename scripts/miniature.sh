@@ -11,8 +11,8 @@
 # the cache (default 220 MiB, as level 36 has beside its 14G) is made by running
 # the build in a memory control group limited to BUDGET + CACHE (cgroup v2, or v1's
 # memory controller; root is needed to make one). Three builds: `split` (the
-# default plan in that budget) and `disk` (`--cells packed`: partitions on disk)
-# in the group, and `memory` without a budget; the three level files must be
+# default plan in that budget) and `disk` (`--cells packed --spare-disk`:
+# partitions on disk, the scores given back while the stages run) in the group, and `memory` without a budget; the three level files must be
 # equal, and the ratio of each to the in-memory rate is printed.
 # Prints each build's time, boards per second, bytes read and written per board
 # and peak resident memory. The directory goes to a temporary one, removed at the
@@ -65,7 +65,7 @@ build() {
   fi
 }
 echo "level 24 in ${budget}M, page cache ${cache} MiB (the control group): split cells"
-build split yes --memory "${budget}M" --spare-disk
+build split yes --memory "${budget}M"
 echo "level 24 in ${budget}M, page cache ${cache} MiB (the control group): packed cells on disk"
 build disk yes --memory "${budget}M" --spare-disk --cells packed
 echo "level 24 in memory"
