@@ -12,8 +12,9 @@
 # the build in a memory control group limited to BUDGET + CACHE (cgroup v2, or v1's
 # memory controller; root is needed to make one). Three builds: `split` (the
 # default plan in that budget) and `disk` (`--cells packed --spare-disk`:
-# partitions on disk, the scores given back while the stages run) in the group, and `memory` without a budget; the three level files must be
-# equal, and the ratio of each to the in-memory rate is printed.
+# partitions on disk, the scores given back while the stages run) in the group,
+# and `memory` without a budget; the three level files must be equal, and the
+# ratio of each to the in-memory rate is printed.
 # Prints each build's time, boards per second, bytes read and written per board
 # and peak resident memory. The directory goes to a temporary one, removed at the
 # end; BIN=PATH measures another awari-solve binary.
