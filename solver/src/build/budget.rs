@@ -300,6 +300,71 @@ fn split_plan(
     })
 }
 
+/// How a level in memory uses the disk: its split cells' words in a file
+/// during the initial pass ([`LevelPlan::words_in_file_at_init`]), and its
+/// statistics counted before its file is written
+/// ([`LevelPlan::count_before_writing`]).
+pub type DiskUse = (bool, bool);
+
+/// The disk a level in memory takes (in bytes), as `--plan` and the build
+/// (`Build::plan_disk`) count it.
+#[derive(Clone, Copy, Debug)]
+pub struct MemoryLevelDisk {
+    /// The lower levels' files of scores it reads.
+    pub scores: u64,
+    /// Its split cells' bytes in a file (0 when in memory).
+    pub cold: u64,
+    /// Its split cells' words, when they may go to a file (else 0).
+    pub words: u64,
+    /// What its end writes: its level file (and its own scores for the
+    /// levels above).
+    pub writing: u64,
+    /// The last level: the scores may go before its file is written.
+    pub last: bool,
+    /// `--spare-disk`: the last level counts first even with room.
+    pub spare: bool,
+}
+
+impl MemoryLevelDisk {
+    /// The most the level takes at once with `use_`: the scores, the bytes
+    /// and the words during the initial pass; at the end the scores, the
+    /// bytes and what it writes, or, counting first, the scores and the
+    /// bytes, then the bytes and what it writes (the scores gone).
+    pub fn needs(&self, (words, count_first): DiskUse) -> u64 {
+        let words = if words { self.words } else { 0 };
+        let initial = self.scores + self.cold + words;
+        let end = if count_first {
+            (self.scores + self.cold).max(self.cold + self.writing)
+        } else {
+            self.scores + self.cold + self.writing
+        };
+        initial.max(end)
+    }
+
+    /// The first use that fits in `free` bytes (`None`: unknown), the
+    /// faster first, with what it needs; when none does, the one that
+    /// needs the least.
+    pub fn choose(&self, free: Option<u64>) -> (DiskUse, u64) {
+        let choices = [(true, false), (false, false), (true, true), (false, true)];
+        let usable = choices.into_iter().filter(|&(words, count_first)| {
+            (self.words > 0 || !words)
+                && (self.last || !count_first)
+                && (!self.spare || !self.last || count_first)
+        });
+        let mut least: Option<(DiskUse, u64)> = None;
+        for use_ in usable {
+            let needed = self.needs(use_);
+            if free.is_none_or(|free| needed <= free) {
+                return (use_, needed);
+            }
+            if least.is_none_or(|(_, n)| needed < n) {
+                least = Some((use_, needed));
+            }
+        }
+        least.expect("words in memory, counted beside the writer: always usable")
+    }
+}
+
 impl LevelPlan {
     /// The plan with the split cells' words in memory during the initial
     /// pass too (for a disk without room for them), for a level of
@@ -310,7 +375,6 @@ impl LevelPlan {
         }
         LevelPlan {
             words_in_file_at_init: false,
-            count_before_writing: false,
             split_init_bytes: self.split_init_bytes + split_bytes(boards, options, true).solve,
             ..self
         }
@@ -338,9 +402,7 @@ impl LevelPlan {
         let spare = budget.saturating_sub(self.memory_bytes) + lists + self.mail_bytes + mapped;
         (spare.saturating_sub(budget / 4).max(64 << 20) / 24) as usize
     }
-}
 
-impl LevelPlan {
     /// [`LevelPlan::lookups_within`] in the split cells: the room beside
     /// what the initial pass holds (`split_init_bytes`), less an eighth of
     /// the budget (the pages read and written, a window richer in captures

@@ -14,7 +14,9 @@ use awari_dbformat::level::Values;
 use awari_dbformat::memory::resident;
 use indicatif::ProgressBar;
 
-use super::budget::{estimated_level_file_bytes, plan_memory, split_words_bytes, LevelPlan};
+use super::budget::{
+    estimated_level_file_bytes, plan_memory, split_words_bytes, LevelPlan, MemoryLevelDisk,
+};
 use super::lower_source::scores_path;
 use super::plan::{cache_room, reached_bytes};
 use super::progress::progress_bar;
@@ -65,41 +67,8 @@ impl Build<'_> {
             }
             return Ok(());
         }
-        // The statistics over all boards read the lower levels. Short of
-        // disk, the last level counts them first and gives the scores back
-        // before its file is written; a level on disk that spares the disk
-        // counts them after its file is written and its cells removed, the
-        // scores read again then; the others while the file is written.
-        let counted_first = if level_plan.count_before_writing {
-            bar.set_message("counting");
-            Some(self.count_and_give_back(held, seeds, &solved.values)?)
-        } else {
-            None
-        };
-        bar.set_message("writing");
-        let count_beside = !spares && counted_first.is_none();
         let (written, counts_stored, counts_all) =
-            self.write_and_count(held, seeds, &solved, count_beside);
-        let written = written?;
-        // The level file is whole and named: its cells can go.
-        retro::remove_level_dir(&solve_options)?;
-        let counts_all = match counts_all.or(counted_first) {
-            Some(counts) => counts,
-            None => {
-                self.lower_levels.load_below(seeds, &mut held.lower)?;
-                bar.set_message("counting");
-                let values = &solved.values;
-                let room = resident::room(0);
-                stats::count_all(
-                    self.plan.rules,
-                    seeds,
-                    values,
-                    &held.lower,
-                    &counts_stored,
-                    room,
-                )
-            }
-        };
+            self.write_counted(held, seeds, &solved, &level_plan, &solve_options, &bar)?;
         let tmp_report = LevelReport {
             counts_stored,
             counts_all,
@@ -194,41 +163,39 @@ impl Build<'_> {
         let options = self.options;
         let level_file = 2 * estimated_level_file_bytes(boards) + (64 << 20);
         crate::memory::check_free_disk(seeds, &options.dir, "its level file", level_file)?;
-        let cold = if level_plan.cold_in_file { boards } else { 0 };
-        let scores = if self.lower_in_files && self.read_above(seeds) {
-            boards
+        // The lower levels' scores are on the disk already: counted in what
+        // the level needs, and in what is free.
+        let scores = if self.lower_in_files {
+            held.lower.bytes()
         } else {
             0
         };
-        let last = self.last_missing == Some(seeds) && self.lower_in_files;
-        let freeable = if last { held.lower.bytes() } else { 0 };
-        let free = crate::memory::free_disk(&self.work_dir).unwrap_or(u64::MAX);
-        // (words in a file during the initial pass, count before writing),
-        // the faster first.
-        let choices = [(true, false), (false, false), (true, true), (false, true)];
-        let usable = |&(words, count_first): &(bool, bool)| {
-            (level_plan.words_in_file_at_init || !words)
-                && (last || !count_first)
-                && (!options.spare_disk || !last || count_first)
-        };
-        let needs = |(words, count_first): (bool, bool)| {
-            let words = if words { split_words_bytes(boards) } else { 0 };
-            let freed = if count_first { freeable } else { 0 };
+        let own_scores = self.lower_in_files && self.read_above(seeds);
+        let disk = MemoryLevelDisk {
+            scores,
+            cold: if level_plan.cold_in_file { boards } else { 0 },
+            words: if level_plan.words_in_file_at_init {
+                split_words_bytes(boards)
+            } else {
+                0
+            },
             // The level file and the work directory are on one disk, as a
             // rule: counted together.
-            (cold + words).max((cold + scores + level_file).saturating_sub(freed))
+            writing: level_file + if own_scores { boards } else { 0 },
+            last: self.last_missing == Some(seeds) && self.lower_in_files,
+            spare: options.spare_disk,
         };
-        let usable: Vec<(bool, bool)> = choices.into_iter().filter(usable).collect();
-        let Some(&(words, count_first)) = usable.iter().find(|&&c| needs(c) <= free) else {
-            let needed = usable.iter().map(|&c| needs(c)).min().unwrap_or(0);
+        let free = crate::memory::free_disk(&self.work_dir);
+        let ((words, count_first), needed) = disk.choose(free.map(|free| free + scores));
+        if let Some(free) = free.filter(|&free| needed > free + scores) {
             return Err(SolveError::Disk {
                 seeds,
                 dir: self.work_dir.clone(),
                 what: "its cells, scores and level file",
-                needed: crate::memory::format_size(needed),
+                needed: crate::memory::format_size(needed - scores),
                 available: crate::memory::format_size(free),
             });
-        };
+        }
         let level_plan = if words {
             level_plan
         } else {
@@ -337,31 +304,78 @@ impl Build<'_> {
         Ok(solved)
     }
 
-    /// The statistics over all boards of level `seeds` (`values`), the
-    /// lower levels read again if given back, which then go with their
-    /// files of scores.
+    /// Writes level `seeds`, `solved` as `level_plan` has it, and counts
+    /// its statistics, which read the lower levels: short of disk, the last
+    /// level counts them first and gives the scores back before its file
+    /// is written; a level on disk that spares the disk counts them after
+    /// its file is written and its cells removed, the scores read again
+    /// then; the others while the file is written. The cells go once the
+    /// level file is whole. Returns its path and the counts over the stored
+    /// boards and over all.
     ///
     /// # Errors
-    /// A lower level that cannot be read, or a file that cannot be removed.
-    fn count_and_give_back(
+    /// A lower level that cannot be read, or a file that cannot be written
+    /// or removed.
+    fn write_counted(
+        &self,
+        held: &mut Held,
+        seeds: u32,
+        solved: &SolvedLevel,
+        level_plan: &LevelPlan,
+        solve_options: &SolveOptions,
+        bar: &ProgressBar,
+    ) -> Result<(PathBuf, Counts, Counts), SolveError> {
+        let counted_first = if level_plan.count_before_writing {
+            bar.set_message("counting");
+            let stored = stats::count_stored(&solved.values);
+            let all = self.count_all(held, seeds, &solved.values, &stored)?;
+            self.lower_levels.give_back(&mut held.lower)?;
+            Some(all)
+        } else {
+            None
+        };
+        bar.set_message("writing");
+        let spares = self.spare.contains(&seeds) && level_plan.on_disk;
+        let count_beside = !spares && counted_first.is_none();
+        let (written, counts_stored, counts_all) =
+            self.write_and_count(held, seeds, solved, count_beside);
+        let written = written?;
+        // The level file is whole and named: its cells can go.
+        retro::remove_level_dir(solve_options)?;
+        let counts_all = match counts_all.or(counted_first) {
+            Some(counts) => counts,
+            None => {
+                bar.set_message("counting");
+                self.count_all(held, seeds, &solved.values, &counts_stored)?
+            }
+        };
+        Ok((written, counts_stored, counts_all))
+    }
+
+    /// The statistics over all boards of level `seeds` (`values`, of which
+    /// `stored` are the counts over the stored boards), the lower levels
+    /// read again if given back.
+    ///
+    /// # Errors
+    /// A lower level that cannot be read.
+    fn count_all(
         &self,
         held: &mut Held,
         seeds: u32,
         values: &Values,
+        stored: &Counts,
     ) -> Result<Counts, SolveError> {
         self.lower_levels.load_below(seeds, &mut held.lower)?;
-        let stored = stats::count_stored(values);
         let rules = self.plan.rules;
-        let all = stats::count_all(
+        let room = resident::room(0);
+        Ok(stats::count_all(
             rules,
             seeds,
             values,
             &held.lower,
-            &stored,
-            resident::room(0),
-        );
-        self.lower_levels.give_back(&mut held.lower)?;
-        Ok(all)
+            stored,
+            room,
+        ))
     }
 
     /// Writes the certificate (when recorded) and the level file of

@@ -9,7 +9,9 @@ use awari_dbformat::file::LevelId;
 use awari_dbformat::Index;
 use serde::Serialize;
 
-use super::budget::{estimated_level_file_bytes, plan_memory, split_words_bytes, LevelPlan};
+use super::budget::{
+    estimated_level_file_bytes, plan_memory, split_words_bytes, LevelPlan, MemoryLevelDisk,
+};
 use super::{is_complete, last_missing, lower_levels_in_files, Options, Plan};
 use crate::memory::format_size;
 use crate::retro;
@@ -218,30 +220,19 @@ impl Planner<'_> {
         // in memory), and for the last level, short of disk, the scores
         // given back before the level file is written (as the build does:
         // `Build::plan_disk`).
-        let cold = if p.cold_in_file { boards } else { 0 };
-        let last = self.last_missing == Some(seeds) && scores > 0;
-        let needs = |(words, count_first): (bool, bool)| {
-            let words = if words { split_words_bytes(boards) } else { 0 };
-            let writing = if count_first {
-                scores.max(level_file)
+        let disk_in_memory = MemoryLevelDisk {
+            scores,
+            cold: if p.cold_in_file { boards } else { 0 },
+            words: if p.cold_in_file {
+                split_words_bytes(boards)
             } else {
-                scores + level_file
-            };
-            scores + cold + words.max(writing - scores)
+                0
+            },
+            writing: level_file,
+            last: self.last_missing == Some(seeds) && scores > 0,
+            spare: self.options.spare_disk,
         };
-        let usable = |&(words, count_first): &(bool, bool)| {
-            (p.cold_in_file || !words)
-                && (last || !count_first)
-                && (!self.options.spare_disk || !last || count_first)
-        };
-        let choices = [(true, false), (false, false), (true, true), (false, true)];
-        let usable: Vec<(bool, bool)> = choices.into_iter().filter(usable).collect();
-        let in_memory = usable
-            .iter()
-            .copied()
-            .find(|&c| free_disk.is_none_or(|free| needs(c) <= free))
-            .or(usable.last().copied())
-            .unwrap_or((false, false));
+        let (in_memory, in_memory_bytes) = disk_in_memory.choose(*free_disk);
         let mut row = PlannedLevel {
             on_disk: p.on_disk,
             split: p.split,
@@ -252,7 +243,7 @@ impl Planner<'_> {
             spare_disk: spare,
             count_before_writing: !p.on_disk && in_memory.1,
             disk_bytes: match (p.on_disk, spare) {
-                (false, _) => needs(in_memory),
+                (false, _) => in_memory_bytes,
                 (true, false) => disk.holding_scores(),
                 (true, true) => disk.sparing_scores(),
             },
