@@ -124,6 +124,14 @@ impl Levels {
         self.held(seeds).populate(range);
     }
 
+    /// Reads the scores of held level `seeds` into the page cache now, not
+    /// mapped ([`crate::memory::huge::HugeArray::cache`]); nothing for a
+    /// level in memory.
+    pub fn cache(&self, seeds: u32) {
+        let level = self.held(seeds);
+        level.cache(0..level.len() as u64);
+    }
+
     /// The value of any board of level `board.seeds()` by one ply
     /// ([`crate::level::one_ply`]): a stored board's children on its own
     /// level are read from `level` (that level's scores, index order), the

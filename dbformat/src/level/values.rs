@@ -75,6 +75,14 @@ impl<T: Plain> PerBoard<T> {
             .populate(range.start as usize * size..range.end as usize * size);
     }
 
+    /// Reads the numbers of boards `range` into the page cache now, not
+    /// mapped ([`HugeArray::cache`]).
+    pub fn cache(&self, range: std::ops::Range<u64>) {
+        let size = std::mem::size_of::<T>();
+        self.array
+            .cache(range.start as usize * size..range.end as usize * size);
+    }
+
     /// The bytes of the numbers (and of a tail too short for one), to be
     /// moved whole: sent to other processes, say.
     pub fn bytes_mut(&mut self) -> &mut [u8] {

@@ -109,6 +109,35 @@ impl HugeArray {
         }
     }
 
+    /// Reads bytes `range` of an array mapped from a file into the page
+    /// cache now, in large reads, without keeping them mapped: a step at a
+    /// time is read in ([`HugeArray::populate`]) and unmapped again
+    /// (`MADV_DONTNEED`, which leaves a file's pages in the page cache), so
+    /// the resident set grows by one step at most. For a pass about to read
+    /// the range at random: its faults then find the pages in the cache
+    /// instead of each waiting on the disk. Nothing for an array in memory.
+    pub fn cache(&self, range: std::ops::Range<usize>) {
+        /// Bytes read in and unmapped at a time.
+        const STEP: usize = 64 << 20;
+        let Some((map, start, len)) = self.file_pages(range) else {
+            return;
+        };
+        let mut at = start;
+        while at < start + len {
+            let step = STEP.min(start + len - at);
+            self.populate(at..at + step);
+            // SAFETY: the pages of a shared file mapping are unmapped only;
+            // the file (and the page cache) keeps their bytes, and the next
+            // access maps them again with the same content. Advice only:
+            // failing, the pages stay mapped, within the resident watch.
+            #[cfg(unix)]
+            unsafe {
+                let _ = map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, at, step);
+            }
+            at += step;
+        }
+    }
+
     /// The mapping of an array mapped from a file, and the start (rounded
     /// down to a page) and length of bytes `range` of it; `None` for an
     /// array in memory or an empty range.
@@ -252,6 +281,15 @@ mod tests {
     fn empty_arrays_have_empty_views_of_every_type() {
         let empty = HugeArray::zeroed(0);
         assert!(empty.as_i8().is_empty() && empty.as_atomic_u64().is_empty());
+    }
+
+    #[test]
+    fn an_array_in_memory_is_not_given_back_by_cache() {
+        // `MADV_DONTNEED` on anonymous memory would zero it.
+        let mut array = HugeArray::zeroed(3 << 20);
+        array.fill(7);
+        array.cache(0..3 << 20);
+        assert!(array.iter().all(|&b| b == 7));
     }
 
     #[test]

@@ -280,6 +280,28 @@ mod tests {
     }
 
     #[test]
+    fn a_file_read_into_the_cache_is_left_unmapped_with_its_content() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("array");
+        // More than one step of `HugeArray::cache`, and not a whole number.
+        let len = (130 << 20) + 12_345;
+        let mut array = crate::memory::mapped::create(&path, len).unwrap();
+        let address = array.as_ptr() as usize;
+        for (i, b) in array.iter_mut().enumerate() {
+            *b = (i % 249) as u8;
+        }
+        // Written through the mapping and not yet on disk: unmapped, the
+        // dirty pages keep their bytes.
+        array.cache(0..len);
+        assert_eq!(rss_of(address), 0, "the resident set does not keep them");
+        assert!(array.iter().enumerate().all(|(i, &b)| b == (i % 249) as u8));
+        drop(array);
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(bytes.iter().enumerate().all(|(i, &b)| b == (i % 249) as u8));
+    }
+
+    #[test]
     fn a_pass_that_holds_the_ceiling_gives_the_pages_back_itself() {
         let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let dir = tempfile::tempdir().unwrap();

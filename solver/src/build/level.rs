@@ -57,7 +57,8 @@ impl Build<'_> {
         let bar = progress_bar(self.options.progress, seeds, boards);
         let solve_options = self.solve_options(seeds, boards, &level_plan);
         let spares = spare_this && level_plan.on_disk;
-        let solved = self.solve(held, seeds, &bar, &solve_options, spares)?;
+        let level_memory = level_plan.memory_bytes;
+        let solved = self.solve(held, seeds, &bar, &solve_options, spares, level_memory)?;
         let solve_seconds = started.elapsed().as_secs_f64();
         if !self.ranks.is_root() {
             // Rank 0 writes the level; the others keep it for the levels above.
@@ -267,7 +268,9 @@ impl Build<'_> {
     /// its initial pass only (unless a checkpoint shows it done) and gives
     /// them back while the stages run (the checkpoint takes their room);
     /// they are read again for the statistics, once the level file is
-    /// written and the cells are gone.
+    /// written and the cells are gone. Before an initial pass at random,
+    /// the lower levels in files are read into the page cache beside the
+    /// level's `level_memory` bytes.
     ///
     /// # Errors
     /// As [`retro::solve_level_on`], and a lower level that cannot be read.
@@ -278,16 +281,30 @@ impl Build<'_> {
         bar: &ProgressBar,
         solve_options: &SolveOptions,
         spares: bool,
+        level_memory: u64,
     ) -> Result<SolvedLevel, SolveError> {
         let (rules, ranks) = (self.plan.rules, self.ranks);
+        let initialised = retro::has_checkpoint(rules, seeds, solve_options);
+        let cache_lower = |held: &Held| {
+            if solve_options.sorted_lookups.is_none() && !initialised {
+                bar.set_message("reading the lower levels in");
+                let available = crate::memory::available().unwrap_or(0);
+                // What the level leaves, less an eighth for the rest.
+                let room = available
+                    .saturating_sub(level_memory)
+                    .saturating_sub(available / 8);
+                self.lower_levels.cache_reached(seeds, &held.lower, room);
+            }
+        };
         if !spares {
             self.lower_levels.load_below(seeds, &mut held.lower)?;
+            cache_lower(held);
             return retro::solve_level_on(rules, seeds, &held.lower, bar, solve_options, ranks);
         }
-        let initialised = retro::has_checkpoint(rules, seeds, solve_options);
         let mut resumed_initial_boards = 0;
         if !initialised {
             self.lower_levels.load_below(seeds, &mut held.lower)?;
+            cache_lower(held);
             resumed_initial_boards =
                 retro::initialise_on_disk(rules, seeds, &held.lower, bar, solve_options)?;
         }

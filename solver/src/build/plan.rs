@@ -115,7 +115,7 @@ pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
         last_missing,
         lower_in_files: lower_levels_in_files(plan, options, last_missing),
         threads: rayon::current_num_threads() as f64,
-        cache_room: cache_room(options),
+        available: crate::memory::available().unwrap_or(0),
         work_dir: options.work_dir(),
     };
     // The free disk, less the level files planned before each level. What
@@ -141,8 +141,9 @@ struct Planner<'a> {
     lower_in_files: bool,
     /// The threads that would build.
     threads: f64,
-    /// What the page cache may hold beside the budget.
-    cache_room: u64,
+    /// The memory available to the build (for the level and the page
+    /// cache; 0 where unknown).
+    available: u64,
     /// The work directory of every level.
     work_dir: PathBuf,
 }
@@ -267,13 +268,26 @@ impl Planner<'_> {
     /// The seconds level `seeds` of `boards` boards takes as planned, `p`:
     /// the rates measured on 2 cores scaled to the threads, and slowed when
     /// the levels its captures reach (one byte per board) are read from
-    /// files larger than the page cache can hold.
+    /// files larger than the page cache can hold beside the level.
     fn estimated_seconds(&self, seeds: u32, boards: u64, p: &LevelPlan) -> f64 {
         let reached = reached_bytes(self.plan, self.index, seeds);
-        let slowdown = match self.lower_in_files && reached > self.cache_room {
-            false => 1.0,
-            true if p.split && p.cold_in_file => SPLIT_BEYOND_CACHE_SLOWDOWN,
-            true => BEYOND_CACHE_SLOWDOWN,
+        // The page cache holds what the level leaves: a level in memory
+        // takes what it plans, one on disk maps its cells up to the budget.
+        let level = if p.on_disk {
+            self.options.memory
+        } else {
+            p.memory_bytes
+        };
+        let cache = self.available.saturating_sub(level);
+        let slowdown = if self.lower_in_files {
+            let full = if p.split && p.cold_in_file {
+                SPLIT_BEYOND_CACHE_SLOWDOWN
+            } else {
+                BEYOND_CACHE_SLOWDOWN
+            };
+            beyond_cache_slowdown(reached, cache, full)
+        } else {
+            1.0
         };
         let rate = if p.on_disk {
             ON_DISK_BOARDS_PER_SECOND
@@ -282,6 +296,18 @@ impl Planner<'_> {
         } / slowdown;
         boards as f64 / (rate * self.threads / 2.0)
     }
+}
+
+/// How many times slower a level is built whose captures reach `reached`
+/// bytes of scores in files, beside `cache` bytes of page cache: not at all
+/// while the cache holds them, `full` times when it holds none, and in
+/// between by the share the cache cannot hold.
+fn beyond_cache_slowdown(reached: u64, cache: u64, full: f64) -> f64 {
+    if reached <= cache {
+        return 1.0;
+    }
+    let beyond = 1.0 - cache as f64 / reached as f64;
+    1.0 + beyond * (full - 1.0)
 }
 
 /// The disk a level on disk takes, from the bytes of what it keeps there.
@@ -322,5 +348,21 @@ impl DiskNeeds {
     /// assembled values and the level file.
     fn writing(&self) -> u64 {
         self.cells + self.values + self.level_file
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_level_slows_by_the_share_of_its_reach_beyond_the_cache() {
+        let full = 4.0;
+        assert_eq!(beyond_cache_slowdown(10, 10, full), 1.0);
+        assert_eq!(beyond_cache_slowdown(10, 20, full), 1.0);
+        assert_eq!(beyond_cache_slowdown(10, 0, full), full);
+        assert_eq!(beyond_cache_slowdown(10, 5, full), 2.5);
+        let slower = (1..10).map(|cache| beyond_cache_slowdown(10, 10 - cache, full));
+        assert!(slower.collect::<Vec<_>>().windows(2).all(|w| w[0] < w[1]));
     }
 }
