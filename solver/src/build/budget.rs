@@ -92,12 +92,45 @@ const MAIL_BYTES_PER_BOARD: f64 = 7.0 / 64.0;
 /// and a visit per generation).
 const MAX_DISK_PARTITIONS: u64 = 4096;
 
+/// The lower levels in files that a level's captures reach (one byte a
+/// board), and the memory the level and the page cache share.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Reach {
+    /// The bytes of the files of scores the captures reach (0 when the
+    /// lower levels are in memory).
+    pub in_files: u64,
+    /// The memory available to the level and the page cache (`None` where
+    /// unknown).
+    pub available: Option<u64>,
+}
+
+impl Reach {
+    /// Whether a level taking `level` bytes leaves the page cache too little
+    /// to hold the files its captures reach, with an eighth of the memory
+    /// kept for the rest (the writer, the kernel's own; level 33 of the
+    /// 36-seed game, 10.5 GiB beside 13.3 GB of scores in 23 GiB, read
+    /// from the disk at random).
+    fn beyond_cache(&self, level: u64) -> bool {
+        self.in_files > 0
+            && self
+                .available
+                .is_some_and(|a| level + self.in_files > a - a / 8)
+    }
+}
+
 /// How level `seeds` is solved within the budget: in memory when its state
 /// fits (unless `options.on_disk`), in `options.partitions` or one
 /// partition; else on disk, in as few partitions as the budget allows
 /// (or `options.partitions`). The frontier lists get the default share
 /// when it fits, fewer when not (slower, same values), none when only the
 /// fixed state fits.
+///
+/// With the cells chosen for it (`--cells auto`), a level whose packed
+/// cells fit in memory but leave too little beside them for the page cache
+/// to hold its `reach` goes to the split cells with their bytes in a file
+/// when they fit: their initial pass reads the lower levels in sorted
+/// windows, where the packed level's would wait on the disk for each
+/// lookup (level 33 of the 36-seed game: 579.5 s of its 1,537.9 s).
 ///
 /// # Errors
 /// [`SolveError::Memory`] up front when even the smallest plan exceeds the
@@ -108,6 +141,7 @@ pub(super) fn plan_memory(
     seeds: u32,
     boards: u64,
     lower_bytes: u64,
+    reach: Reach,
     options: &Options,
 ) -> Result<LevelPlan, SolveError> {
     let budget = options.memory;
@@ -128,25 +162,33 @@ pub(super) fn plan_memory(
     // level is written, so the state covers both.
     let in_memory = (boards as f64 * per_board) as u64 + base;
     let list_bytes = |entries: u64| entries * retro::LIVE_GENERATIONS * retro::LIST_ENTRY_BYTES;
-    let packed_in_memory = in_memory <= budget && !options.on_disk;
-    if packed_in_memory && options.cells != Cells::Split {
-        let list_entries = lists_within(budget - in_memory);
-        return Ok(LevelPlan {
-            list_entries,
-            partitions: options.partitions.unwrap_or(1),
-            on_disk: false,
-            resident_partitions: usize::MAX,
-            mail_bytes: u64::MAX,
-            memory_bytes: in_memory + list_bytes(list_entries),
-            split: false,
-            cold_in_file: false,
-            split_init_bytes: 0,
-            words_in_file_at_init: false,
-            count_before_writing: false,
+    let packed_in_memory =
+        (in_memory <= budget && !options.on_disk && options.cells != Cells::Split).then(|| {
+            let list_entries = lists_within(budget - in_memory);
+            LevelPlan {
+                list_entries,
+                partitions: options.partitions.unwrap_or(1),
+                on_disk: false,
+                resident_partitions: usize::MAX,
+                mail_bytes: u64::MAX,
+                memory_bytes: in_memory + list_bytes(list_entries),
+                split: false,
+                cold_in_file: false,
+                split_init_bytes: 0,
+                words_in_file_at_init: false,
+                count_before_writing: false,
+            }
         });
+    let rather_split = options.cells == Cells::Auto && reach.beyond_cache(in_memory);
+    match packed_in_memory {
+        Some(plan) if !rather_split => return Ok(plan),
+        _ => {}
     }
     if let Some(plan) = plan_split_cells(seeds, boards, lower_bytes, base, options, &lists_within) {
         return plan;
+    }
+    if let Some(plan) = packed_in_memory {
+        return Ok(plan);
     }
     // On disk: the level's values, free bits and generations are
     // assembled in files too (taking the page cache), so besides one
@@ -457,7 +499,13 @@ mod tests {
         let full = retro::default_list_entries(boards);
         let list_bytes = 2 * retro::LIST_ENTRY_BYTES;
         let plan = |budget: u64, certificate: bool| {
-            plan_memory(24, boards, lower, &options(budget, certificate))
+            plan_memory(
+                24,
+                boards,
+                lower,
+                Reach::default(),
+                &options(budget, certificate),
+            )
         };
         let in_memory = |budget: u64, certificate: bool| {
             let plan = plan(budget, certificate).unwrap();
@@ -484,7 +532,7 @@ mod tests {
                 cells: Cells::Packed,
                 ..options(budget, false)
             };
-            let plan = plan_memory(24, boards, lower, &packed).unwrap();
+            let plan = plan_memory(24, boards, lower, Reach::default(), &packed).unwrap();
             assert!(plan.on_disk, "{budget}: {plan:?}");
             plan.partitions
         };
@@ -504,7 +552,11 @@ mod tests {
             on_disk: true,
             ..options(u64::MAX, false)
         };
-        assert!(plan_memory(24, boards, lower, &forced).unwrap().on_disk);
+        assert!(
+            plan_memory(24, boards, lower, Reach::default(), &forced)
+                .unwrap()
+                .on_disk
+        );
     }
 
     #[test]
@@ -519,7 +571,7 @@ mod tests {
                 cells,
                 ..options(budget, false)
             };
-            plan_memory(24, boards, lower, &options)
+            plan_memory(24, boards, lower, Reach::default(), &options)
         };
         // Room for the packed cells: they are used.
         let plan = with(base + packed, Cells::Auto).unwrap();
@@ -553,5 +605,43 @@ mod tests {
         // Asked for without room for their words: refused.
         let err = with(base + words / 2, Cells::Split).unwrap_err();
         assert!(matches!(err, SolveError::Memory { seeds: 24, .. }), "{err}");
+    }
+
+    #[test]
+    fn a_level_whose_reach_the_page_cache_cannot_hold_beside_it_is_split() {
+        let boards = 3_200_000u64;
+        let base = PROCESS_BYTES + boards;
+        let packed = (boards as f64 * 8.0 / 6.0) as u64;
+        let budget = base + 2 * packed;
+        let with = |in_files: u64, available: Option<u64>, cells: Cells, budget: u64| {
+            let reach = Reach {
+                in_files,
+                available,
+            };
+            let options = Options {
+                cells,
+                ..options(budget, false)
+            };
+            plan_memory(24, boards, 0, reach, &options).unwrap()
+        };
+        // The level in memory takes `base + packed`.
+        let available = Some(4 * (base + packed));
+        let far = 4 * (base + packed);
+        // The cache holds the reach beside the packed cells: they stay.
+        let plan = with(packed, available, Cells::Auto, budget);
+        assert!(!plan.split && !plan.on_disk, "{plan:?}");
+        // It cannot: the split cells, their bytes in a file.
+        let plan = with(far, available, Cells::Auto, budget);
+        assert!(plan.split && plan.cold_in_file && !plan.on_disk, "{plan:?}");
+        // Not when the lower levels are in memory, the memory is unknown,
+        // or the packed cells are asked for.
+        for (in_files, available, cells) in [
+            (0, available, Cells::Auto),
+            (far, None, Cells::Auto),
+            (far, available, Cells::Packed),
+        ] {
+            let plan = with(in_files, available, cells, budget);
+            assert!(!plan.split && !plan.on_disk, "{plan:?}");
+        }
     }
 }

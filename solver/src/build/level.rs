@@ -15,7 +15,7 @@ use awari_dbformat::memory::resident;
 use indicatif::ProgressBar;
 
 use super::budget::{
-    estimated_level_file_bytes, plan_memory, split_words_bytes, LevelPlan, MemoryLevelDisk,
+    estimated_level_file_bytes, plan_memory, split_words_bytes, LevelPlan, MemoryLevelDisk, Reach,
 };
 use super::lower_source::scores_path;
 use super::plan::{cache_room, reached_bytes};
@@ -128,7 +128,15 @@ impl Build<'_> {
         } else {
             held.lower.bytes()
         };
-        let level_plan = plan_memory(seeds, boards, lower_in_memory, options)?;
+        let reach = Reach {
+            in_files: if self.lower_in_files {
+                reached_bytes(self.plan, self.index, seeds)
+            } else {
+                0
+            },
+            available: crate::memory::available(),
+        };
+        let level_plan = plan_memory(seeds, boards, lower_in_memory, reach, options)?;
         // Pages of mapped files are held within the budget too (one watch
         // while any level needs it: the ceiling is the same for all). The
         // split cells with their bytes in a file map their words during

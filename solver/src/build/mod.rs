@@ -43,7 +43,7 @@ use awari_dbformat::{Index, Rules};
 use crate::error::SolveError;
 
 use crate::retro::{self, GENERATION_BYTES_PER_BOARD};
-use budget::plan_memory;
+use budget::{plan_memory, Reach};
 use lower_source::{scores_path, LowerSource};
 use progress::counting_bar;
 use report::{make_report, read_report, stats_path, write_report};
@@ -424,7 +424,8 @@ fn lower_levels_in_files(plan: &Plan, options: &Options, last_missing: Option<u3
         || last_missing.is_some_and(|m| {
             let below = plan.levels.iter().filter(|&&s| capture_reaches(m, s));
             let bytes = below.map(|&s| index.level_size(s)).sum();
-            plan_memory(m, index.level_size(m), bytes, options).map_or(true, |p| p.on_disk)
+            plan_memory(m, index.level_size(m), bytes, Reach::default(), options)
+                .map_or(true, |p| p.on_disk)
         })
 }
 

@@ -10,7 +10,7 @@ use awari_dbformat::Index;
 use serde::Serialize;
 
 use super::budget::{
-    estimated_level_file_bytes, plan_memory, split_words_bytes, LevelPlan, MemoryLevelDisk,
+    estimated_level_file_bytes, plan_memory, split_words_bytes, LevelPlan, MemoryLevelDisk, Reach,
 };
 use super::{is_complete, last_missing, lower_levels_in_files, Options, Plan};
 use crate::memory::format_size;
@@ -183,7 +183,15 @@ impl Planner<'_> {
             .map(|&s| self.index.level_size(s))
             .sum();
         let lower_in_memory = if self.lower_in_files { 0 } else { lower };
-        match plan_memory(seeds, boards, lower_in_memory, self.options) {
+        let reach = Reach {
+            in_files: if self.lower_in_files {
+                reached_bytes(self.plan, self.index, seeds)
+            } else {
+                0
+            },
+            available: (self.available > 0).then_some(self.available),
+        };
+        match plan_memory(seeds, boards, lower_in_memory, reach, self.options) {
             Ok(p) => self.missing(row, &p, lower, free_disk),
             Err(err) => PlannedLevel {
                 refused: Some(err.to_string()),
