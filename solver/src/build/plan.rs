@@ -88,20 +88,23 @@ pub(super) fn cache_room(options: &Options) -> u64 {
     crate::memory::available().map_or(0, |a| a.saturating_sub(options.memory))
 }
 
-/// How many times slower a level is built when the lower levels its
-/// captures reach are files larger than the page cache can hold beside the
-/// budget: their reads then wait for the disk. Levels 32 and 33 of the
-/// 36-seed game, in memory with the lower levels in files (9.8 and 18.4 GB
-/// of scores, about 10 GiB of cache beside `--memory 14G`), were built at
-/// 1.41 and 1.63 M boards/s, against the 6.0 M of levels 20..=24 (measured
-/// beside other work at nice 19: docs/scaling.md).
+/// How many times slower a level in the packed cells is built when the
+/// page cache holds none of the lower levels its captures reach (in
+/// files): their reads at random then wait for the disk. In between, the
+/// slowdown goes with the share the cache cannot hold
+/// ([`beyond_cache_slowdown`]). Level 33 of the 36-seed game (10.5 GiB of
+/// cells beside 13.3 GB of scores, about a quarter beyond) took 1,537.9 s
+/// against the 1,078 s of 6.0 M boards/s (2026-12-05, docs/scaling.md);
+/// levels in memory beyond the cache now take the split cells.
 const BEYOND_CACHE_SLOWDOWN: f64 = 4.0;
 
 /// [`BEYOND_CACHE_SLOWDOWN`] for a level in the split cells, their bytes in
-/// a file: level 24 of the 24-seed game so built beside 220 MiB of page
-/// cache (`scripts/miniature.sh`, level 36 in miniature) took 80.3 s
-/// against 48.3 s in memory (docs/performance.md).
-const SPLIT_BEYOND_CACHE_SLOWDOWN: f64 = 1.7;
+/// a file, which reads its lower levels in sorted windows: level 24 of the
+/// 24-seed game so built beside 220 MiB of page cache, 58% of its 518 MB
+/// of scores beyond it (`scripts/miniature.sh`, level 36 in miniature),
+/// took 80.3 s against 48.3 s in memory: 1.7 times as long, 2.2 with none
+/// in the cache (docs/performance.md).
+const SPLIT_BEYOND_CACHE_SLOWDOWN: f64 = 2.2;
 
 /// The plan of every level of `plan` within `options`' budgets, before any
 /// work: how it would be built, with what memory and disk, in about how
@@ -279,14 +282,16 @@ impl Planner<'_> {
     /// files larger than the page cache can hold beside the level.
     fn estimated_seconds(&self, seeds: u32, boards: u64, p: &LevelPlan) -> f64 {
         let reached = reached_bytes(self.plan, self.index, seeds);
-        // The page cache holds what the level leaves: a level in memory
-        // takes what it plans, one on disk maps its cells up to the budget.
+        // The page cache holds what the level leaves, less an eighth of the
+        // memory for the rest (as `budget::Reach` has it): a level in
+        // memory takes what it plans, one on disk maps its cells up to the
+        // budget.
         let level = if p.on_disk {
             self.options.memory
         } else {
             p.memory_bytes
         };
-        let cache = self.available.saturating_sub(level);
+        let cache = (self.available - self.available / 8).saturating_sub(level);
         let slowdown = if self.lower_in_files {
             let full = if p.split && p.cold_in_file {
                 SPLIT_BEYOND_CACHE_SLOWDOWN
