@@ -106,16 +106,23 @@ pub(super) struct Reach {
 
 impl Reach {
     /// Whether a level taking `level` bytes leaves the page cache too little
-    /// to hold the files its captures reach, with an eighth of the memory
-    /// kept for the rest (the writer, the kernel's own; level 33 of the
-    /// 36-seed game, 10.5 GiB beside 13.3 GB of scores in 23 GiB, read
-    /// from the disk at random).
+    /// to hold the files its captures reach ([`cache_beside`]; level 33 of
+    /// the 36-seed game, 10.5 GiB beside 13.3 GB of scores in 23 GiB, read
+    /// them from the disk at random).
     fn beyond_cache(&self, level: u64) -> bool {
         self.in_files > 0
             && self
                 .available
-                .is_some_and(|a| level + self.in_files > a - a / 8)
+                .is_some_and(|a| self.in_files > cache_beside(a, level))
     }
+}
+
+/// The page cache a level taking `level` bytes leaves of `available` bytes
+/// of memory, an eighth of them kept for the rest (the writer, the
+/// kernel's own): what the plan, the choice of cells and the reading of
+/// the lower levels before an initial pass all count on.
+pub(super) fn cache_beside(available: u64, level: u64) -> u64 {
+    (available - available / 8).saturating_sub(level)
 }
 
 /// How level `seeds` is solved within the budget: in memory when its state
@@ -162,33 +169,28 @@ pub(super) fn plan_memory(
     // level is written, so the state covers both.
     let in_memory = (boards as f64 * per_board) as u64 + base;
     let list_bytes = |entries: u64| entries * retro::LIVE_GENERATIONS * retro::LIST_ENTRY_BYTES;
-    let packed_in_memory =
-        (in_memory <= budget && !options.on_disk && options.cells != Cells::Split).then(|| {
-            let list_entries = lists_within(budget - in_memory);
-            LevelPlan {
-                list_entries,
-                partitions: options.partitions.unwrap_or(1),
-                on_disk: false,
-                resident_partitions: usize::MAX,
-                mail_bytes: u64::MAX,
-                memory_bytes: in_memory + list_bytes(list_entries),
-                split: false,
-                cold_in_file: false,
-                split_init_bytes: 0,
-                words_in_file_at_init: false,
-                count_before_writing: false,
-            }
-        });
+    // (Beyond the cache the split cells always fit where the packed ones
+    // do: their words are half the packed cells.)
     let rather_split = options.cells == Cells::Auto && reach.beyond_cache(in_memory);
-    match packed_in_memory {
-        Some(plan) if !rather_split => return Ok(plan),
-        _ => {}
+    let packed_in_memory = in_memory <= budget && !options.on_disk;
+    if packed_in_memory && options.cells != Cells::Split && !rather_split {
+        let list_entries = lists_within(budget - in_memory);
+        return Ok(LevelPlan {
+            list_entries,
+            partitions: options.partitions.unwrap_or(1),
+            on_disk: false,
+            resident_partitions: usize::MAX,
+            mail_bytes: u64::MAX,
+            memory_bytes: in_memory + list_bytes(list_entries),
+            split: false,
+            cold_in_file: false,
+            split_init_bytes: 0,
+            words_in_file_at_init: false,
+            count_before_writing: false,
+        });
     }
     if let Some(plan) = plan_split_cells(seeds, boards, lower_bytes, base, options, &lists_within) {
         return plan;
-    }
-    if let Some(plan) = packed_in_memory {
-        return Ok(plan);
     }
     // On disk: the level's values, free bits and generations are
     // assembled in files too (taking the page cache), so besides one

@@ -15,7 +15,8 @@ use awari_dbformat::memory::resident;
 use indicatif::ProgressBar;
 
 use super::budget::{
-    estimated_level_file_bytes, plan_memory, split_words_bytes, LevelPlan, MemoryLevelDisk, Reach,
+    cache_beside, estimated_level_file_bytes, plan_memory, split_words_bytes, LevelPlan,
+    MemoryLevelDisk, Reach,
 };
 use super::lower_source::scores_path;
 use super::plan::{cache_room, reached_bytes};
@@ -297,10 +298,7 @@ impl Build<'_> {
             if solve_options.sorted_lookups.is_none() && !initialised {
                 bar.set_message("reading the lower levels in");
                 let available = crate::memory::available().unwrap_or(0);
-                // What the level leaves, less an eighth for the rest.
-                let room = available
-                    .saturating_sub(level_memory)
-                    .saturating_sub(available / 8);
+                let room = cache_beside(available, level_memory);
                 self.lower_levels.cache_reached(seeds, &held.lower, room);
             }
         };

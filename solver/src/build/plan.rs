@@ -10,7 +10,8 @@ use awari_dbformat::Index;
 use serde::Serialize;
 
 use super::budget::{
-    estimated_level_file_bytes, plan_memory, split_words_bytes, LevelPlan, MemoryLevelDisk, Reach,
+    cache_beside, estimated_level_file_bytes, plan_memory, split_words_bytes, LevelPlan,
+    MemoryLevelDisk, Reach,
 };
 use super::{is_complete, last_missing, lower_levels_in_files, Options, Plan};
 use crate::memory::format_size;
@@ -282,16 +283,14 @@ impl Planner<'_> {
     /// files larger than the page cache can hold beside the level.
     fn estimated_seconds(&self, seeds: u32, boards: u64, p: &LevelPlan) -> f64 {
         let reached = reached_bytes(self.plan, self.index, seeds);
-        // The page cache holds what the level leaves, less an eighth of the
-        // memory for the rest (as `budget::Reach` has it): a level in
-        // memory takes what it plans, one on disk maps its cells up to the
-        // budget.
+        // A level in memory takes what it plans, one on disk maps its cells
+        // up to the budget.
         let level = if p.on_disk {
             self.options.memory
         } else {
             p.memory_bytes
         };
-        let cache = (self.available - self.available / 8).saturating_sub(level);
+        let cache = cache_beside(self.available, level);
         let slowdown = if self.lower_in_files {
             let full = if p.split && p.cold_in_file {
                 SPLIT_BEYOND_CACHE_SLOWDOWN
