@@ -39,11 +39,11 @@ pub fn count_stored(values: &[i8]) -> Counts {
 /// from [`count_stored`]) plus the unstored ones valued by one ply ([`Levels::one_ply`]).
 ///
 /// The children of unstored boards lie anywhere in this level and the lower
-/// ones. With `room` (bytes), the levels' values are read a share at a time,
-/// each share at most `room` bytes, in as many passes over the unstored
-/// boards as that takes: for a level on disk, whose values
-/// are mapped from files, this bounds what is resident. `None` reads all at
-/// once, in one pass.
+/// ones. With `room` (bytes), the levels mapped from files are read a share
+/// at a time, each share at most `room` bytes, in as many passes over the
+/// unstored boards as that takes: this bounds what is resident. `None`
+/// reads all at once, in one pass. (The build values the two parts apart,
+/// at different times: [`Unstored`].)
 pub fn count_all(
     rules: Rules,
     seeds: u32,
@@ -52,86 +52,153 @@ pub fn count_all(
     stored: &Counts,
     room: Option<u64>,
 ) -> Counts {
-    let unstored =
-        with_pits!(rules.pits(), P => count_unstored::<P>(rules, seeds, values, lower, room));
-    let mut all = stored.clone();
-    for (b, &n) in unstored.iter().enumerate() {
-        if n > 0 {
-            *all.entry(b as u8 as i8).or_default() += n;
+    let mut unstored = Unstored::new(rules, seeds);
+    unstored.value_quiet_moves(values, room);
+    unstored.value_captures(lower, room);
+    unstored.counts(stored)
+}
+
+/// The unstored boards of a level (every opponent pit holds a seed), each
+/// valued by one ply over its children in two parts: the quiet moves, whose
+/// children lie in the level itself ([`Unstored::value_quiet_moves`]), and
+/// the captures, whose children lie in the lower levels
+/// ([`Unstored::value_captures`]), in either order.
+///
+/// Apart, each part needs only its own levels: the build values the quiet
+/// moves while it writes the level, its values in memory, and the captures
+/// once those values are gone, when the lower levels' files have the room
+/// the level held (level 34 here: two passes over its unstored boards
+/// instead of four; level 36: three instead of seventeen).
+pub struct Unstored {
+    rules: Rules,
+    seeds: u32,
+    /// The opponent rows of the unstored boards, in order.
+    rows: Vec<UnstoredRow>,
+    /// The best value of every unstored board so far ([`NO_VALUE`] when
+    /// none), the boards of each opponent row together, the rows in order.
+    best: Vec<i8>,
+}
+
+impl Unstored {
+    /// The unstored boards of level `seeds` under `rules`, none valued yet
+    /// (a byte each: level 36, 3.16 G boards).
+    pub fn new(rules: Rules, seeds: u32) -> Unstored {
+        let index = Index::for_pits(rules.pits());
+        let rows: Vec<UnstoredRow> = index.unstored_rows(seeds).collect();
+        let boards = rows.iter().map(|r| r.len()).sum::<u64>() as usize;
+        Unstored {
+            rules,
+            seeds,
+            rows,
+            best: vec![NO_VALUE; boards],
         }
     }
-    all
+
+    /// Values the game's ends and the quiet moves, whose children lie in
+    /// the level itself, `values`. When `values` are mapped from a file,
+    /// in shares of at most `room` bytes (see [`count_all`]); at once
+    /// when they are in memory.
+    pub fn value_quiet_moves(&mut self, values: &Values, room: Option<u64>) {
+        let room = room.filter(|_| values.is_from_file());
+        let mut sizes = vec![0; self.seeds as usize + 1];
+        sizes[self.seeds as usize] = values.len() as u64;
+        let no_lower = Levels::new(self.rules.pits());
+        let pits = self.rules.pits();
+        with_pits!(pits, P => self.value_in_passes::<P>(values, &no_lower, &sizes, room));
+    }
+
+    /// Values the captures, whose children lie in the `lower` levels, in
+    /// shares of at most `room` bytes (see [`count_all`]).
+    ///
+    /// # Panics
+    /// When `lower` lacks a level that a capture reaches.
+    pub fn value_captures(&mut self, lower: &Levels, room: Option<u64>) {
+        let sizes: Vec<u64> = (0..=self.seeds)
+            .map(|s| match lower.get(s) {
+                Some(level) if s < self.seeds => level.len() as u64,
+                _ => 0,
+            })
+            .collect();
+        let no_level = Values::zeroed(0);
+        let pits = self.rules.pits();
+        with_pits!(pits, P => self.value_in_passes::<P>(&no_level, lower, &sizes, room));
+    }
+
+    /// The counts over all boards: `stored`, from [`count_stored`], and
+    /// the unstored boards.
+    ///
+    /// # Panics
+    /// When a board has not been valued: both parts are needed.
+    pub fn counts(self, stored: &Counts) -> Counts {
+        let mut histogram = [0u64; 256];
+        for v in self.best {
+            assert_ne!(
+                v, NO_VALUE,
+                "a board with seeds in the mover's row has a move"
+            );
+            histogram[v as u8 as usize] += 1;
+        }
+        let mut all = stored.clone();
+        for (b, &n) in histogram.iter().enumerate() {
+            if n > 0 {
+                *all.entry(b as u8 as i8).or_default() += n;
+            }
+        }
+        all
+    }
+
+    /// Raises each unstored board's value to the best of its children in
+    /// level `seeds` (`values`) and the `lower` levels, as many of each
+    /// level's boards as `sizes` has (0 for a level not read), in the
+    /// passes that `room` allows, for boards of `P` pits per side.
+    fn value_in_passes<const P: usize>(
+        &mut self,
+        values: &Values,
+        lower: &Levels,
+        sizes: &[u64],
+        room: Option<u64>,
+    ) {
+        let (rules, seeds) = (self.rules, self.seeds);
+        let index = Index::for_pits(rules.pits());
+        let mut slices = Vec::with_capacity(self.rows.len());
+        let mut rest = self.best.as_mut_slice();
+        for row in &self.rows {
+            let (own, after) = rest.split_at_mut(row.len() as usize);
+            slices.push(own);
+            rest = after;
+        }
+        for share in passes(sizes, room) {
+            if room.is_some() {
+                read_in(seeds, values, lower, &share);
+            }
+            // A task per opponent row (level 24: 134,596 rows for 34.6 million
+            // boards), each valuing its boards a group at a time, with scratch
+            // lists per thread.
+            self.rows
+                .par_iter()
+                .zip(slices.par_iter_mut())
+                .for_each_init(Scratch::default, |scratch, (row, best)| {
+                    let mut boards = row.boards().peekable();
+                    let mut at = 0;
+                    while boards.peek().is_some() {
+                        scratch.group.clear();
+                        scratch.group.extend(boards.by_ref().take(GROUP));
+                        let group = &mut best[at..at + scratch.group.len()];
+                        one_ply_group::<P>(rules, index, values, lower, &share, scratch, group);
+                        at += scratch.group.len();
+                    }
+                });
+            // The share read is not needed again: its pages go back (when the
+            // resident set is held under a ceiling), so the next one has room.
+            if room.is_some() {
+                resident::release_file_pages();
+            }
+        }
+    }
 }
 
 /// No value yet: below every score.
 const NO_VALUE: i8 = i8::MIN;
-
-/// The histogram (by value, as a byte) of the unstored boards of level
-/// `seeds`, valued by one ply ([`Levels::one_ply`]), for boards of `P` pits per side, in
-/// the passes that `room` allows ([`count_all`]).
-fn count_unstored<const P: usize>(
-    rules: Rules,
-    seeds: u32,
-    values: &Values,
-    lower: &Levels,
-    room: Option<u64>,
-) -> [u64; 256] {
-    let index = Index::for_pits(rules.pits());
-    let sizes: Vec<u64> = (0..=seeds)
-        .map(|s| match lower.get(s) {
-            _ if s == seeds => values.len() as u64,
-            Some(level) => level.len() as u64,
-            None => 0,
-        })
-        .collect();
-    // The best value of every unstored board so far, the boards of each
-    // opponent row together, the rows in order.
-    let rows: Vec<UnstoredRow> = index.unstored_rows(seeds).collect();
-    let mut best = vec![NO_VALUE; rows.iter().map(|r| r.len()).sum::<u64>() as usize];
-    let mut slices = Vec::with_capacity(rows.len());
-    let mut rest = best.as_mut_slice();
-    for row in &rows {
-        let (own, after) = rest.split_at_mut(row.len() as usize);
-        slices.push(own);
-        rest = after;
-    }
-    for share in passes(&sizes, room) {
-        if room.is_some() {
-            read_in(seeds, values, lower, &share);
-        }
-        // A task per opponent row (level 24: 134,596 rows for 34.6 million
-        // boards), each valuing its boards a group at a time, with scratch
-        // lists per thread.
-        rows.par_iter().zip(slices.par_iter_mut()).for_each_init(
-            Scratch::default,
-            |scratch, (row, best)| {
-                let mut boards = row.boards().peekable();
-                let mut at = 0;
-                while boards.peek().is_some() {
-                    scratch.group.clear();
-                    scratch.group.extend(boards.by_ref().take(GROUP));
-                    let group = &mut best[at..at + scratch.group.len()];
-                    one_ply_group::<P>(rules, index, values, lower, &share, scratch, group);
-                    at += scratch.group.len();
-                }
-            },
-        );
-        // The share read is not needed again: its pages go back (when the
-        // resident set is held under a ceiling), so the next one has room.
-        if room.is_some() {
-            resident::release_file_pages();
-        }
-    }
-    let mut histogram = [0u64; 256];
-    for v in best {
-        assert_ne!(
-            v, NO_VALUE,
-            "a board with seeds in the mover's row has a move"
-        );
-        histogram[v as u8 as usize] += 1;
-    }
-    histogram
-}
 
 /// Reads in the pages of `share` of the levels mapped from files, in large
 /// reads, before a pass reads them at random: faulted in a page at a time,
@@ -281,6 +348,12 @@ mod tests {
                     "{set:?} in passes of {room} boards"
                 );
             }
+            // The two parts apart, the captures first, as a build whose
+            // level is gone may: the same counts.
+            let mut unstored = Unstored::new(rules, n);
+            unstored.value_captures(&lower, Some(20_000));
+            unstored.value_quiet_moves(values, None);
+            assert_eq!(unstored.counts(&stored), expected, "{set:?}, captures first");
         }
     }
 }

@@ -59,6 +59,12 @@ impl<T: Plain> PerBoard<T> {
         }
     }
 
+    /// Whether the numbers are a file's mapping, read through the page
+    /// cache ([`HugeArray::is_from_file`]), rather than held in memory.
+    pub fn is_from_file(&self) -> bool {
+        self.array.is_from_file()
+    }
+
     /// Advises the kernel that the numbers of boards `range` are read soon
     /// ([`HugeArray::will_need`]).
     pub fn will_need(&self, range: std::ops::Range<u64>) {

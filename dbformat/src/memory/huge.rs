@@ -70,6 +70,12 @@ impl HugeArray {
         }
     }
 
+    /// Whether the array is a file's mapping ([`HugeArray::from_map`]),
+    /// whose pages the page cache holds, rather than memory of its own.
+    pub fn is_from_file(&self) -> bool {
+        self.from_file
+    }
+
     /// Advises the kernel that the array is read at random (`MADV_RANDOM`,
     /// advice only: nothing changes where it is not taken). For an array
     /// mapped from a file this matters to the resident set: the page cache

@@ -29,6 +29,14 @@ use crate::memory::peak_resident;
 use crate::retro::{self, SolveOptions, SolvedLevel};
 use crate::stats::{self, Counts};
 
+/// The statistics over all boards of a level once its file is written.
+enum CountsAll {
+    /// Counted.
+    Counted(Counts),
+    /// The unstored boards' captures still to be valued.
+    Captures(stats::Unstored),
+}
+
 impl Build<'_> {
     /// Builds missing level `seeds` and gives its report to `report` (on
     /// rank 0, which alone writes its files; the other ranks keep its
@@ -71,6 +79,21 @@ impl Build<'_> {
         }
         let (written, counts_stored, counts_all) =
             self.write_counted(held, seeds, &solved, &level_plan, &solve_options, &bar)?;
+        let values = Arc::new(solved.values);
+        let counts_all = match counts_all {
+            CountsAll::Counted(counts) => {
+                self.keep_for_above(held, seeds, boards, values)?;
+                counts
+            }
+            CountsAll::Captures(unstored) => {
+                // The level's values go first (to a file of scores for the
+                // levels above, or nowhere): the captures' passes over the
+                // lower levels then have the room they held.
+                self.keep_for_above(held, seeds, boards, values)?;
+                bar.set_message("counting captures");
+                self.count_captures(held, seeds, unstored, &counts_stored)?
+            }
+        };
         let tmp_report = LevelReport {
             counts_stored,
             counts_all,
@@ -108,7 +131,7 @@ impl Build<'_> {
         };
         write_report(&stats_path(&written), &level_report)?;
         report(&level_report);
-        self.keep_for_above(held, seeds, boards, Arc::new(solved.values))
+        Ok(())
     }
 
     /// How level `seeds` of `boards` boards is solved within the budget,
@@ -328,13 +351,14 @@ impl Build<'_> {
     }
 
     /// Writes level `seeds`, `solved` as `level_plan` has it, and counts
-    /// its statistics, which read the lower levels: short of disk, the last
-    /// level counts them first and gives the scores back before its file
-    /// is written; a level on disk that spares the disk counts them after
-    /// its file is written and its cells removed, the scores read again
-    /// then; the others while the file is written. The cells go once the
-    /// level file is whole. Returns its path and the counts over the stored
-    /// boards and over all.
+    /// its statistics, as far as they do not need the lower levels: over
+    /// the stored boards, and the unstored boards' quiet moves, while the
+    /// file is written ([`stats::Unstored`]); their captures are left to
+    /// be counted once the level's values are gone. Short of disk, the last
+    /// level counts them all first and gives the scores back before its
+    /// file is written. The cells go once the level file is whole. Returns
+    /// its path and the counts over the stored boards and over all (or the
+    /// unstored boards still to be valued by their captures).
     ///
     /// # Errors
     /// A lower level that cannot be read, or a file that cannot be written
@@ -347,64 +371,52 @@ impl Build<'_> {
         level_plan: &LevelPlan,
         solve_options: &SolveOptions,
         bar: &ProgressBar,
-    ) -> Result<(PathBuf, Counts, Counts), SolveError> {
+    ) -> Result<(PathBuf, Counts, CountsAll), SolveError> {
         let counted_first = if level_plan.count_before_writing {
             bar.set_message("counting");
             let stored = stats::count_stored(&solved.values);
-            let all = self.count_all(held, seeds, &solved.values, &stored)?;
+            self.lower_levels.load_below(seeds, &mut held.lower)?;
+            let room = resident::room(0);
+            let rules = self.plan.rules;
+            let all = stats::count_all(rules, seeds, &solved.values, &held.lower, &stored, room);
             self.lower_levels.give_back(&mut held.lower)?;
             Some(all)
         } else {
             None
         };
         bar.set_message("writing");
-        let spares = self.spare.contains(&seeds) && level_plan.on_disk;
-        let count_beside = !spares && counted_first.is_none();
         let (written, counts_stored, counts_all) =
-            self.write_and_count(held, seeds, solved, count_beside);
+            self.write_and_count(seeds, solved, counted_first);
         let written = written?;
         // The level file is whole and named: its cells can go.
         retro::remove_level_dir(solve_options)?;
-        let counts_all = match counts_all.or(counted_first) {
-            Some(counts) => counts,
-            None => {
-                bar.set_message("counting");
-                self.count_all(held, seeds, &solved.values, &counts_stored)?
-            }
-        };
         Ok((written, counts_stored, counts_all))
     }
 
-    /// The statistics over all boards of level `seeds` (`values`, of which
-    /// `stored` are the counts over the stored boards), the lower levels
-    /// read again if given back.
+    /// Finishes the statistics over all boards of level `seeds`: values
+    /// the captures of its `unstored` boards over the lower levels (read
+    /// again if given back), in passes within the resident ceiling, and
+    /// adds the counts over the `stored` boards.
     ///
     /// # Errors
     /// A lower level that cannot be read.
-    fn count_all(
+    fn count_captures(
         &self,
         held: &mut Held,
         seeds: u32,
-        values: &Values,
+        mut unstored: stats::Unstored,
         stored: &Counts,
     ) -> Result<Counts, SolveError> {
         self.lower_levels.load_below(seeds, &mut held.lower)?;
-        let rules = self.plan.rules;
-        let room = resident::room(0);
-        Ok(stats::count_all(
-            rules,
-            seeds,
-            values,
-            &held.lower,
-            stored,
-            room,
-        ))
+        unstored.value_captures(&held.lower, resident::room(0));
+        Ok(unstored.counts(stored))
     }
 
     /// Writes the certificate (when recorded) and the level file of
     /// level `seeds`, `solved`, and counts its statistics meanwhile: over the stored
-    /// boards, and over all boards when `count_all`. Returns the level
-    /// file's path and the counts.
+    /// boards, and, unless `counted_first` has the counts over all boards,
+    /// the unstored boards' ends and quiet moves. Returns the level file's
+    /// path and the counts.
     ///
     /// The certificate goes before the level: the level's rename marks it
     /// complete (with its statistics, written last). The writer leaves a
@@ -412,11 +424,10 @@ impl Build<'_> {
     /// and the counting fills it.
     fn write_and_count(
         &self,
-        held: &Held,
         seeds: u32,
         solved: &SolvedLevel,
-        count_all: bool,
-    ) -> (Result<PathBuf, SolveError>, Counts, Option<Counts>) {
+        counted_first: Option<Counts>,
+    ) -> (Result<PathBuf, SolveError>, Counts, CountsAll) {
         let (options, rules) = (self.options, self.plan.rules);
         let values = &solved.values;
         let id = self.id(seeds);
@@ -439,9 +450,14 @@ impl Build<'_> {
             },
             || {
                 let stored = stats::count_stored(values);
-                let all = count_all.then(|| {
-                    stats::count_all(rules, seeds, values, &held.lower, &stored, room_now)
-                });
+                let all = match counted_first {
+                    Some(counts) => CountsAll::Counted(counts),
+                    None => {
+                        let mut unstored = stats::Unstored::new(rules, seeds);
+                        unstored.value_quiet_moves(values, room_now);
+                        CountsAll::Captures(unstored)
+                    }
+                };
                 (stored, all)
             },
         );
