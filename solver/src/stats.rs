@@ -353,7 +353,11 @@ mod tests {
             let mut unstored = Unstored::new(rules, n);
             unstored.value_captures(&lower, Some(20_000));
             unstored.value_quiet_moves(values, None);
-            assert_eq!(unstored.counts(&stored), expected, "{set:?}, captures first");
+            assert_eq!(
+                unstored.counts(&stored),
+                expected,
+                "{set:?}, captures first"
+            );
         }
     }
 }

@@ -79,7 +79,14 @@ impl Build<'_> {
         }
         let (written, counts_stored, counts_all) =
             self.write_counted(held, seeds, &solved, &level_plan, &solve_options, &bar)?;
+        // What only the writing needed goes before the captures are
+        // counted, their passes over the lower levels getting its room
+        // (level 36: 1.8 GB of free bits, the writer's contexts).
         let values = Arc::new(solved.values);
+        drop(solved.free);
+        drop(solved.generations);
+        file::release_contexts();
+        crate::memory::give_back_free_heap();
         let counts_all = match counts_all {
             CountsAll::Counted(counts) => {
                 self.keep_for_above(held, seeds, boards, values)?;
