@@ -11,7 +11,7 @@ use awari_dbformat::UnstoredRow;
 use awari_dbformat::{with_pits, Board, Gain, Index, MoveList, Rules, Score};
 use rayon::prelude::*;
 
-use awari_dbformat::level::Values;
+use awari_dbformat::level::{capture_reaches, Values};
 use awari_dbformat::Levels;
 
 /// The number of boards with each value, by value.
@@ -113,15 +113,39 @@ impl Unstored {
     /// # Panics
     /// When `lower` lacks a level that a capture reaches.
     pub fn value_captures(&mut self, lower: &Levels, room: Option<u64>) {
-        let sizes: Vec<u64> = (0..=self.seeds)
-            .map(|s| match lower.get(s) {
-                Some(level) if s < self.seeds => level.len() as u64,
-                _ => 0,
-            })
-            .collect();
+        let sizes = self.capture_sizes(lower);
         let no_level = Values::zeroed(0);
         let pits = self.rules.pits();
         with_pits!(pits, P => self.value_in_passes::<P>(&no_level, lower, &sizes, room));
+    }
+
+    /// Whether [`Unstored::value_captures`] reads the `lower` levels in one
+    /// pass within `room`: then it costs what it did counted beside the
+    /// writer, in one go with the quiet moves.
+    ///
+    /// # Panics
+    /// When `lower` lacks a level that a capture reaches.
+    pub fn captures_in_one_pass(&self, lower: &Levels, room: Option<u64>) -> bool {
+        passes(&self.capture_sizes(lower), room).len() == 1
+    }
+
+    /// The boards of each level up to the unstored boards' own that their
+    /// captures read: all of each level they reach, none of the others.
+    ///
+    /// # Panics
+    /// When `lower` lacks a level that a capture reaches.
+    fn capture_sizes(&self, lower: &Levels) -> Vec<u64> {
+        (0..=self.seeds)
+            .map(|s| {
+                if !capture_reaches(self.seeds, s) {
+                    return 0;
+                }
+                let level = lower.get(s).unwrap_or_else(|| {
+                    panic!("level {s}, which captures from level {} reach", self.seeds)
+                });
+                level.len() as u64
+            })
+            .collect()
     }
 
     /// The counts over all boards: `stored`, from [`count_stored`], and
@@ -351,6 +375,8 @@ mod tests {
             // The two parts apart, the captures first, as a build whose
             // level is gone may: the same counts.
             let mut unstored = Unstored::new(rules, n);
+            assert!(unstored.captures_in_one_pass(&lower, None));
+            assert!(!unstored.captures_in_one_pass(&lower, Some(20_000)));
             unstored.value_captures(&lower, Some(20_000));
             unstored.value_quiet_moves(values, None);
             assert_eq!(
