@@ -53,8 +53,10 @@ pub fn count_all(
     room: Option<u64>,
 ) -> Counts {
     let mut unstored = Unstored::new(rules, seeds);
-    unstored.value_quiet_moves(values, room);
-    unstored.value_captures(lower, room);
+    if !unstored.value_in_one_pass(values, lower, room) {
+        unstored.value_quiet_moves(values, room);
+        unstored.value_captures(lower, room);
+    }
     unstored.counts(stored)
 }
 
@@ -103,8 +105,8 @@ impl Unstored {
         let mut sizes = vec![0; self.seeds as usize + 1];
         sizes[self.seeds as usize] = values.len() as u64;
         let no_lower = Levels::new(self.rules.pits());
-        let pits = self.rules.pits();
-        with_pits!(pits, P => self.value_in_passes::<P>(values, &no_lower, &sizes, room));
+        let (pits, shares) = (self.rules.pits(), passes(&sizes, room));
+        with_pits!(pits, P => self.value_in_passes::<P>(values, &no_lower, shares, room.is_some()));
     }
 
     /// Values the captures, whose children lie in the `lower` levels, in
@@ -115,18 +117,36 @@ impl Unstored {
     pub fn value_captures(&mut self, lower: &Levels, room: Option<u64>) {
         let sizes = self.capture_sizes(lower);
         let no_level = Values::zeroed(0);
-        let pits = self.rules.pits();
-        with_pits!(pits, P => self.value_in_passes::<P>(&no_level, lower, &sizes, room));
+        let (pits, shares) = (self.rules.pits(), passes(&sizes, room));
+        with_pits!(pits, P => self.value_in_passes::<P>(&no_level, lower, shares, room.is_some()));
     }
 
-    /// Whether [`Unstored::value_captures`] reads the `lower` levels in one
-    /// pass within `room`: then it costs what it did counted beside the
-    /// writer, in one go with the quiet moves.
+    /// Values every child, the ends, quiet moves and captures, in one pass
+    /// over the boards, when the `lower` levels the captures reach and the
+    /// level's `values` if mapped from a file fit `room` at once (with one
+    /// generation of the boards' moves, not two, as the parts apart take);
+    /// returns whether it did (nothing is valued otherwise).
     ///
     /// # Panics
     /// When `lower` lacks a level that a capture reaches.
-    pub fn captures_in_one_pass(&self, lower: &Levels, room: Option<u64>) -> bool {
-        passes(&self.capture_sizes(lower), room).len() == 1
+    pub fn value_in_one_pass(
+        &mut self,
+        values: &Values,
+        lower: &Levels,
+        room: Option<u64>,
+    ) -> bool {
+        let mut sizes = self.capture_sizes(lower);
+        if values.is_from_file() {
+            sizes[self.seeds as usize] = values.len() as u64;
+        }
+        if passes(&sizes, room).len() > 1 {
+            return false;
+        }
+        sizes[self.seeds as usize] = values.len() as u64;
+        let share: Share = sizes.iter().map(|&n| 0..n).collect();
+        let pits = self.rules.pits();
+        with_pits!(pits, P => self.value_in_passes::<P>(values, lower, vec![share], room.is_some()));
+        true
     }
 
     /// The boards of each level up to the unstored boards' own that their
@@ -172,15 +192,16 @@ impl Unstored {
     }
 
     /// Raises each unstored board's value to the best of its children in
-    /// level `seeds` (`values`) and the `lower` levels, as many of each
-    /// level's boards as `sizes` has (0 for a level not read), in the
-    /// passes that `room` allows, for boards of `P` pits per side.
+    /// level `seeds` (`values`) and the `lower` levels, a pass over the
+    /// boards for each of `shares` (the boards of each level it reads),
+    /// each share first read in from its files when `read`, for boards of
+    /// `P` pits per side.
     fn value_in_passes<const P: usize>(
         &mut self,
         values: &Values,
         lower: &Levels,
-        sizes: &[u64],
-        room: Option<u64>,
+        shares: Vec<Share>,
+        read: bool,
     ) {
         let (rules, seeds) = (self.rules, self.seeds);
         let index = Index::for_pits(rules.pits());
@@ -191,8 +212,8 @@ impl Unstored {
             slices.push(own);
             rest = after;
         }
-        for share in passes(sizes, room) {
-            if room.is_some() {
+        for share in shares {
+            if read {
                 read_in(seeds, values, lower, &share);
             }
             // A task per opponent row (level 24: 134,596 rows for 34.6 million
@@ -214,7 +235,7 @@ impl Unstored {
                 });
             // The share read is not needed again: its pages go back (when the
             // resident set is held under a ceiling), so the next one has room.
-            if room.is_some() {
+            if read {
                 resident::release_file_pages();
             }
         }
@@ -375,8 +396,7 @@ mod tests {
             // The two parts apart, the captures first, as a build whose
             // level is gone may: the same counts.
             let mut unstored = Unstored::new(rules, n);
-            assert!(unstored.captures_in_one_pass(&lower, None));
-            assert!(!unstored.captures_in_one_pass(&lower, Some(20_000)));
+            assert!(!unstored.value_in_one_pass(values, &lower, Some(20_000)));
             unstored.value_captures(&lower, Some(20_000));
             unstored.value_quiet_moves(values, None);
             assert_eq!(
@@ -384,6 +404,9 @@ mod tests {
                 expected,
                 "{set:?}, captures first"
             );
+            let mut unstored = Unstored::new(rules, n);
+            assert!(unstored.value_in_one_pass(values, &lower, Some(1 << 30)));
+            assert_eq!(unstored.counts(&stored), expected, "{set:?}, in one pass");
         }
     }
 }
