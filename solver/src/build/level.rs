@@ -88,16 +88,12 @@ impl Build<'_> {
         drop(solved.generations);
         file::release_contexts();
         crate::memory::give_back_free_heap();
+        // The level's values go too (to a file of scores for the levels
+        // above, or nowhere): the captures' passes have the room they held.
+        self.keep_for_above(held, seeds, boards, values)?;
         let counts_all = match counts_all {
-            CountsAll::Counted(counts) => {
-                self.keep_for_above(held, seeds, boards, values)?;
-                counts
-            }
+            CountsAll::Counted(counts) => counts,
             CountsAll::Captures(unstored) => {
-                // The level's values go first (to a file of scores for the
-                // levels above, or nowhere): the captures' passes over the
-                // lower levels then have the room they held.
-                self.keep_for_above(held, seeds, boards, values)?;
                 bar.set_message("counting captures");
                 self.count_captures(held, seeds, unstored, &counts_stored)?
             }
