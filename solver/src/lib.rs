@@ -24,6 +24,7 @@ pub mod build;
 pub mod cells;
 mod error;
 pub(crate) mod lists;
+mod lookups;
 pub mod memory;
 pub mod retro;
 pub mod stats;
