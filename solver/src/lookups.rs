@@ -57,10 +57,6 @@ const LEVEL_SHIFT: u32 = 42;
 
 const INDEX_MASK: u64 = (1 << LEVEL_SHIFT) - 1;
 
-/// The bytes a lookup takes while its window is open: its 16, and the
-/// board's cell or best value.
-pub(crate) const LOOKUP_BYTES: u64 = 24;
-
 /// Lookups read by one task of [`best_values`]; their children's pages are
 /// read ahead together.
 const LOOKUP_RUN: usize = 1 << 16;

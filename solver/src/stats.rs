@@ -15,7 +15,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use awari_dbformat::level::{capture_reaches, Values};
 use awari_dbformat::Levels;
 
-use crate::lookups::{best_values, Lookup, LOOKUP_BYTES};
+use crate::lookups::{best_values, Lookup};
 
 /// The number of boards with each value, by value.
 pub type Counts = BTreeMap<i8, u64>;
@@ -112,28 +112,15 @@ impl Unstored {
         self.value_in_passes(values, &no_lower, passes(&sizes, room), room.is_some());
     }
 
-    /// Values the captures, whose children lie in the `lower` levels,
-    /// within `room` bytes (see [`count_all`]): in one pass when they fit
-    /// it or are in memory; else, from files, with their lookups sorted
-    /// by child ([`Unstored::value_captures_sorted`]), each window's
-    /// lookups in `room`.
+    /// Values the captures, whose children lie in the `lower` levels, in
+    /// shares of at most `room` bytes (see [`count_all`]).
     ///
     /// # Panics
     /// When `lower` lacks a level that a capture reaches.
     pub fn value_captures(&mut self, lower: &Levels, room: Option<u64>) {
         let sizes = self.capture_sizes(lower);
-        let shares = passes(&sizes, room);
-        let from_files = (0..=self.seeds)
-            .any(|s| sizes[s as usize] > 0 && lower.get(s).is_some_and(|l| l.is_from_file()));
-        match room {
-            Some(room) if shares.len() > 1 && from_files => {
-                self.value_captures_sorted(lower, lookups_in(room));
-            }
-            _ => {
-                let no_level = Values::zeroed(0);
-                self.value_in_passes(&no_level, lower, shares, room.is_some());
-            }
-        }
+        let no_level = Values::zeroed(0);
+        self.value_in_passes(&no_level, lower, passes(&sizes, room), room.is_some());
     }
 
     /// Values the captures, whose children lie in the `lower` levels, with
@@ -143,7 +130,9 @@ impl Unstored {
     /// reads the levels its lookups reach once, in order, where the passes
     /// of [`Unstored::value_in_passes`] would each generate every board's
     /// moves again (level 36: four passes of 5 minutes). The game's ends
-    /// are left to [`Unstored::value_quiet_moves`].
+    /// are left to [`Unstored::value_quiet_moves`]. Not used by the build
+    /// yet: at level 36 (2026-12-06, ebe34b4) it took longer than the four
+    /// passes, its windows reading far more than the 33 GB they reach.
     ///
     /// # Panics
     /// When `lower` lacks a level that a capture reaches.
@@ -384,13 +373,6 @@ fn row_lookups<const P: usize>(
         }
     }
     lookups
-}
-
-/// The lookups a window of [`Unstored::value_captures_sorted`] may hold in
-/// `room` bytes, less 64 MiB (the threads' heaps, which keep a group's
-/// vectors), at [`LOOKUP_BYTES`] each; at least 8 MiB's worth.
-fn lookups_in(room: u64) -> usize {
-    (room.saturating_sub(64 << 20).max(8 << 20) / LOOKUP_BYTES) as usize
 }
 
 /// Reads in the pages of `share` of the levels mapped from files, in large
