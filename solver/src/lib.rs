@@ -24,7 +24,6 @@ pub mod build;
 pub mod cells;
 mod error;
 pub(crate) mod lists;
-mod lookups;
 pub mod memory;
 pub mod retro;
 pub mod stats;

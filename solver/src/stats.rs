@@ -10,12 +10,9 @@ use awari_dbformat::memory::resident;
 use awari_dbformat::UnstoredRow;
 use awari_dbformat::{with_pits, Board, Gain, Index, MoveList, Rules, Score};
 use rayon::prelude::*;
-use std::sync::atomic::Ordering::Relaxed;
 
 use awari_dbformat::level::{capture_reaches, Values};
 use awari_dbformat::Levels;
-
-use crate::lookups::{best_values, Lookup};
 
 /// The number of boards with each value, by value.
 pub type Counts = BTreeMap<i8, u64>;
@@ -121,100 +118,6 @@ impl Unstored {
         let sizes = self.capture_sizes(lower);
         let no_level = Values::zeroed(0);
         self.value_in_passes(&no_level, lower, passes(&sizes, room), room.is_some());
-    }
-
-    /// Values the captures, whose children lie in the `lower` levels, with
-    /// their lookups sorted by child and read in order ([`crate::lookups`]),
-    /// in windows of the unstored boards holding about `max_lookups`
-    /// lookups each (24 bytes each while the window is open). Every window
-    /// reads the levels its lookups reach once, in order, where the passes
-    /// of [`Unstored::value_in_passes`] would each generate every board's
-    /// moves again (level 36: four passes of 5 minutes). The game's ends
-    /// are left to [`Unstored::value_quiet_moves`]. Not used by the build
-    /// yet: at level 36 (2026-12-06, ebe34b4) it took about as long as the four
-    /// passes (1,090 s against 1,152 s), its windows reading about 190 GB.
-    ///
-    /// # Panics
-    /// When `lower` lacks a level that a capture reaches.
-    pub fn value_captures_sorted(&mut self, lower: &Levels, max_lookups: usize) {
-        self.capture_sizes(lower);
-        let pits = self.rules.pits();
-        with_pits!(pits, P => self.value_captures_sorted_sized::<P>(lower, max_lookups.max(1)));
-    }
-
-    /// [`Unstored::value_captures_sorted`] for boards of `P` pits per side.
-    fn value_captures_sorted_sized<const P: usize>(&mut self, lower: &Levels, max_lookups: usize) {
-        // The first board of each row, and the end of the last.
-        let starts: Vec<u64> = std::iter::once(0)
-            .chain(self.rows.iter().scan(0, |at, row| {
-                *at += row.len();
-                Some(*at)
-            }))
-            .collect();
-        // Lookups per board, as measured so far (a guess at first).
-        let mut per_board = 1.0f64;
-        let mut at = 0;
-        while at < self.rows.len() {
-            let window = self.collect_window::<P>(&starts, at, max_lookups, &mut per_board);
-            let mut lookups = window.lookups;
-            lookups.par_sort_unstable_by_key(|l| l.child);
-            let (first, end) = (starts[at] as usize, starts[window.end] as usize);
-            let best = best_values(lower, &lookups, end - first);
-            drop(lookups);
-            self.best[first..end]
-                .par_iter_mut()
-                .zip(best.par_iter())
-                .for_each(|(b, v)| *b = (*b).max(v.load(Relaxed)));
-            at = window.end;
-        }
-        if resident::ceiling().is_some() {
-            resident::release_file_pages();
-        }
-    }
-
-    /// The lookups of the captures of the rows from row `at`, in groups of
-    /// rows until they hold `max_lookups` (each group sized for an eighth
-    /// of them at the rate measured so far, `per_board`, updated here; no
-    /// more boards than a `u32` counts), the boards numbered from the
-    /// first of row `at` (`starts`: each row's first board).
-    fn collect_window<const P: usize>(
-        &self,
-        starts: &[u64],
-        at: usize,
-        max_lookups: usize,
-        per_board: &mut f64,
-    ) -> RowWindow {
-        let (rules, index) = (self.rules, Index::for_pits(self.rules.pits()));
-        let first = starts[at];
-        let fits = |end: usize| starts[end + 1] - first <= u64::from(u32::MAX);
-        let mut window = RowWindow {
-            end: at,
-            lookups: Vec::new(),
-        };
-        while window.end < self.rows.len()
-            && window.lookups.len() < max_lookups
-            && (window.end == at || fits(window.end))
-        {
-            let want = (max_lookups - window.lookups.len()).min(max_lookups.div_ceil(8));
-            let group = window.end;
-            let mut end = group + 1;
-            while end < self.rows.len()
-                && ((starts[end + 1] - starts[group]) as f64 * *per_board) as usize <= want
-                && fits(end)
-            {
-                end += 1;
-            }
-            let lookups: Vec<Vec<Lookup>> = (group..end)
-                .into_par_iter()
-                .map(|r| row_lookups::<P>(rules, index, self.rows[r], (starts[r] - first) as u32))
-                .collect();
-            for row in lookups {
-                window.lookups.extend_from_slice(&row);
-            }
-            window.end = end;
-            *per_board = (window.lookups.len() as f64 / (starts[end] - first) as f64).max(0.01);
-        }
-        window
     }
 
     /// Values every child, the ends, quiet moves and captures, in one pass
@@ -344,36 +247,6 @@ impl Unstored {
 
 /// No value yet: below every score.
 const NO_VALUE: i8 = i8::MIN;
-
-/// The rows of a window of [`Unstored::value_captures_sorted`]: the row
-/// after its last, and the lookups of their boards' captures.
-struct RowWindow {
-    end: usize,
-    lookups: Vec<Lookup>,
-}
-
-/// The lookups of the captures of the boards of `row`, numbered from
-/// `offset` (the game's ends have none).
-fn row_lookups<const P: usize>(
-    rules: Rules,
-    index: &Index,
-    row: UnstoredRow,
-    offset: u32,
-) -> Vec<Lookup> {
-    let mut lookups = Vec::new();
-    let mut captures = MoveList::new();
-    for (k, board) in row.boards().enumerate() {
-        if rules.terminal_value(&board).is_some() {
-            continue;
-        }
-        rules.quiet_pits_and_captures_sized::<P>(&board, &mut captures);
-        for m in captures.iter() {
-            let i = index.rank_sized::<P>(&m.child).expect("a child is stored");
-            lookups.push(Lookup::new(m.child.seeds(), i, offset + k as u32, m.gain()));
-        }
-    }
-    lookups
-}
 
 /// Reads in the pages of `share` of the levels mapped from files, in large
 /// reads, before a pass reads them at random: faulted in a page at a time,
@@ -534,18 +407,6 @@ mod tests {
                 expected,
                 "{set:?}, captures first"
             );
-            // The captures with their lookups sorted by child, in windows
-            // of a few lookups up to all at once: the same counts.
-            for max_lookups in [1, 777, 1 << 30] {
-                let mut unstored = Unstored::new(rules, n);
-                unstored.value_captures_sorted(&lower, max_lookups);
-                unstored.value_quiet_moves(values, None);
-                assert_eq!(
-                    unstored.counts(&stored),
-                    expected,
-                    "{set:?}, sorted in windows of {max_lookups} lookups"
-                );
-            }
             let mut unstored = Unstored::new(rules, n);
             assert!(unstored.value_in_one_pass(values, &lower, Some(1 << 30)));
             assert_eq!(unstored.counts(&stored), expected, "{set:?}, in one pass");
