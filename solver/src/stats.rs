@@ -60,6 +60,23 @@ pub fn count_all(
     unstored.counts(stored)
 }
 
+/// The counts over all boards of a level: `stored`, and the `unstored`
+/// boards, whose captures are valued, valued by their ends and quiet moves
+/// over the level's `values` (read as [`Unstored::value_quiet_moves`] does,
+/// within `room`).
+///
+/// # Panics
+/// As [`Unstored::counts`].
+pub fn count_quiet_moves(
+    mut unstored: Unstored,
+    values: &Values,
+    stored: &Counts,
+    room: Option<u64>,
+) -> Counts {
+    unstored.value_quiet_moves(values, room);
+    unstored.counts(stored)
+}
+
 /// The unstored boards of a level (every opponent pit holds a seed), each
 /// valued by one ply over its children in two parts: the quiet moves, whose
 /// children lie in the level itself ([`Unstored::value_quiet_moves`]), and
@@ -86,14 +103,37 @@ impl Unstored {
     /// The unstored boards of level `seeds` under `rules`, none valued yet
     /// (a byte each: level 36, 3.16 G boards).
     pub fn new(rules: Rules, seeds: u32) -> Unstored {
+        let mut unstored = Unstored::new_rows(rules, seeds);
+        let boards = unstored.rows.iter().map(|r| r.len()).sum::<u64>() as usize;
+        unstored.best = vec![NO_VALUE; boards];
+        unstored
+    }
+
+    /// The unstored boards of level `seeds` under `rules` with their
+    /// captures valued: `captures` holds, for each in order, the best value
+    /// its captures give (`i8::MIN` for none, and for a board that ends the
+    /// game), as an initial pass valued them beside its own boards (the
+    /// solver's `unstored` module). The rest is as [`Unstored::new`], and
+    /// [`Unstored::value_quiet_moves`] completes them.
+    ///
+    /// # Panics
+    /// When `captures` is not one value per unstored board.
+    pub fn with_captures(rules: Rules, seeds: u32, captures: Vec<i8>) -> Unstored {
+        let mut unstored = Unstored::new_rows(rules, seeds);
+        let boards = unstored.rows.iter().map(|r| r.len()).sum::<u64>() as usize;
+        assert_eq!(captures.len(), boards, "one value per unstored board");
+        unstored.best = captures;
+        unstored
+    }
+
+    /// The unstored boards of level `seeds` under `rules`, without values.
+    fn new_rows(rules: Rules, seeds: u32) -> Unstored {
         let index = Index::for_pits(rules.pits());
-        let rows: Vec<UnstoredRow> = index.unstored_rows(seeds).collect();
-        let boards = rows.iter().map(|r| r.len()).sum::<u64>() as usize;
         Unstored {
             rules,
             seeds,
-            rows,
-            best: vec![NO_VALUE; boards],
+            rows: index.unstored_rows(seeds).collect(),
+            best: Vec::new(),
         }
     }
 

@@ -30,6 +30,10 @@ use crate::memory::peak_resident;
 use crate::retro::{self, SolveOptions, SolvedLevel};
 use crate::stats::{self, Counts};
 
+/// The file of a level's directory in which its initial pass values the
+/// unstored boards' captures (`SolveOptions::unstored_captures`).
+const UNSTORED_CAPTURES: &str = "unstored-captures";
+
 /// The statistics over all boards of a level once its file is written.
 enum CountsAll {
     /// Counted.
@@ -78,7 +82,7 @@ impl Build<'_> {
             }
             return Ok(());
         }
-        let (written, counts_stored, counts_all) =
+        let (written, counts_stored, counts_all, unstored_in_pass) =
             self.write_counted(held, seeds, &solved, &level_plan, &solve_options, &bar)?;
         // What only the writing needed goes before the captures are
         // counted, their passes over the lower levels getting its room
@@ -112,6 +116,7 @@ impl Build<'_> {
             resumed_from_stage: solved.resumed_from_stage,
             resumed_initial_boards: solved.resumed_initial_boards,
             sorted_lookups: solve_options.sorted_lookups.is_some(),
+            unstored_captures_in_initial_pass: unstored_in_pass,
             ranks: solved.ranks.clone(),
             ..make_report_shell(self.id(seeds), boards, solved.stages)
         };
@@ -252,6 +257,21 @@ impl Build<'_> {
         // and what the page cache may hold beside the budget.
         let reached_below = reached_bytes(self.plan, self.index, seeds);
         let cache_room = cache_room(options);
+        // On disk, with the lower levels in files larger than the page
+        // cache can hold beside the budget (level 36 here: 31 GiB of
+        // scores, about 10 GiB of cache), the initial pass reads the
+        // children in order: at random, most reads would wait for the
+        // disk one by one (measured: 18,000 a second, against 1.4 GB a
+        // second in order). Smaller, they are read at random, faster
+        // (level 22 in 250M: initial pass 15.8 s against 23.5 s sorted).
+        // In the split cells with their bytes in a file, the budget
+        // is mostly their words, and the room left for the lower
+        // levels' mapped pages too small to read them at random
+        // (level 24 in 420M: initial pass 106.8 s at random, with the
+        // pages given back under the ceiling as fast as they come,
+        // 61.1 s sorted, with 33 bytes a board read from disk besides).
+        let sorts = self.lower_in_files
+            && ((level_plan.on_disk && reached_below > cache_room) || level_plan.cold_in_file);
         SolveOptions {
             record_generations: options.certificate,
             list_entries: Some(level_plan.list_entries),
@@ -268,30 +288,20 @@ impl Build<'_> {
             },
             resident_partitions: level_plan.resident_partitions,
             mail_bytes: level_plan.mail_bytes,
-            // On disk, with the lower levels in files larger than the page
-            // cache can hold beside the budget (level 36 here: 31 GiB of
-            // scores, about 10 GiB of cache), the initial pass reads the
-            // children in order: at random, most reads would wait for the
-            // disk one by one (measured: 18,000 a second, against 1.4 GB a
-            // second in order). Smaller, they are read at random, faster
-            // (level 22 in 250M: initial pass 15.8 s against 23.5 s sorted).
-            // In the split cells with their bytes in a file, the budget
-            // is mostly their words, and the room left for the lower
-            // levels' mapped pages too small to read them at random
-            // (level 24 in 420M: initial pass 106.8 s at random, with the
-            // pages given back under the ceiling as fast as they come,
-            // 61.1 s sorted, with 33 bytes a board read from disk besides).
-            sorted_lookups: (self.lower_in_files
-                && ((level_plan.on_disk && reached_below > cache_room) || level_plan.cold_in_file))
-                .then(|| {
-                    let cells = if level_plan.on_disk {
-                        boards.div_ceil(level_plan.partitions) as f64
-                            * options.fixed_bytes_per_board(seeds)
-                    } else {
-                        0.0
-                    };
-                    level_plan.lookups_within(options.memory, cells as u64)
-                }),
+            sorted_lookups: sorts.then(|| {
+                let cells = if level_plan.on_disk {
+                    boards.div_ceil(level_plan.partitions) as f64
+                        * options.fixed_bytes_per_board(seeds)
+                } else {
+                    0.0
+                };
+                level_plan.lookups_within(options.memory, cells as u64)
+            }),
+            // Where the sorted windows also value the unstored boards'
+            // captures for the statistics (one process: the file is the
+            // whole level's).
+            unstored_captures: (sorts && self.ranks.size() == 1)
+                .then(|| self.level_dir(seeds).join(UNSTORED_CAPTURES)),
             // The cells stay, named as solved, until the level file is
             // written: a run stopped while it writes resumes there.
             keep_level_dir: true,
@@ -358,11 +368,13 @@ impl Build<'_> {
     /// its statistics, as far as they do not need the lower levels: over
     /// the stored boards, and the unstored boards' quiet moves, while the
     /// file is written ([`stats::Unstored`]); their captures are left to
-    /// be counted once the level's values are gone. Short of disk, the last
-    /// level counts them all first and gives the scores back before its
+    /// be counted once the level's values are gone, unless the initial pass
+    /// valued them (`SolveOptions::unstored_captures`). Short of disk, the
+    /// last level counts them all first and gives the scores back before its
     /// file is written. The cells go once the level file is whole. Returns
-    /// its path and the counts over the stored boards and over all (or the
-    /// unstored boards still to be valued by their captures).
+    /// its path, the counts over the stored boards and over all (or the
+    /// unstored boards still to be valued by their captures), and whether
+    /// the initial pass had valued those captures.
     ///
     /// # Errors
     /// A lower level that cannot be read, or a file that cannot be written
@@ -375,29 +387,55 @@ impl Build<'_> {
         level_plan: &LevelPlan,
         solve_options: &SolveOptions,
         bar: &ProgressBar,
-    ) -> Result<(PathBuf, Counts, CountsAll), SolveError> {
-        let counted_first = if level_plan.count_before_writing {
-            bar.set_message("counting");
-            let stored = stats::count_stored(&solved.values);
-            self.lower_levels.load_below(seeds, &mut held.lower)?;
-            let room = resident::room(0);
-            let rules = self.plan.rules;
-            let all = stats::count_all(rules, seeds, &solved.values, &held.lower, &stored, room);
-            self.lower_levels.give_back(&mut held.lower)?;
-            Some(all)
-        } else {
-            None
+    ) -> Result<(PathBuf, Counts, CountsAll, bool), SolveError> {
+        let rules = self.plan.rules;
+        // The unstored boards' captures, if the initial pass valued them.
+        let from_pass = match &solve_options.unstored_captures {
+            Some(path) => retro::read_unstored_captures(path)?,
+            None => None,
+        };
+        let in_pass = from_pass.is_some();
+        let from_pass =
+            from_pass.map(|captures| stats::Unstored::with_captures(rules, seeds, captures));
+        let (counted_first, from_pass) = match from_pass {
+            Some(unstored) if level_plan.count_before_writing => {
+                bar.set_message("counting");
+                let stored = stats::count_stored(&solved.values);
+                let all =
+                    stats::count_quiet_moves(unstored, &solved.values, &stored, resident::room(0));
+                (Some(all), None)
+            }
+            None if level_plan.count_before_writing => {
+                bar.set_message("counting");
+                let stored = stats::count_stored(&solved.values);
+                self.lower_levels.load_below(seeds, &mut held.lower)?;
+                let room = resident::room(0);
+                let all =
+                    stats::count_all(rules, seeds, &solved.values, &held.lower, &stored, room);
+                self.lower_levels.give_back(&mut held.lower)?;
+                (Some(all), None)
+            }
+            from_pass => (None, from_pass),
         };
         bar.set_message("writing");
         // (A level that spares the disk has given its lower levels back.)
         let spares = self.spare.contains(&seeds) && level_plan.on_disk;
         let lower = (!spares).then_some(&held.lower);
         let (written, counts_stored, counts_all) =
-            self.write_and_count(seeds, solved, lower, counted_first);
+            self.write_and_count(seeds, solved, lower, counted_first, from_pass);
         let written = written?;
-        // The level file is whole and named: its cells can go.
+        // The level file is whole and named: its cells can go, and the
+        // unstored boards' captures.
         retro::remove_level_dir(solve_options)?;
-        Ok((written, counts_stored, counts_all))
+        if let Some(path) = &solve_options.unstored_captures {
+            match fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(awari_dbformat::Error::io(path)(e).into())
+                }
+                _ => {}
+            }
+        }
+        Ok((written, counts_stored, counts_all, in_pass))
     }
 
     /// Finishes the statistics over all boards of level `seeds`: values
@@ -423,8 +461,8 @@ impl Build<'_> {
     /// level `seeds`, `solved`, and counts its statistics meanwhile: over the stored
     /// boards, and, unless `counted_first` has the counts over all boards,
     /// the unstored boards' ends and quiet moves, with their captures in
-    /// the same pass when the `lower` levels (if held) fit it. Returns the
-    /// level file's path and the counts.
+    /// the same pass when the `lower` levels (if held) fit it, or valued
+    /// already (`from_pass`). Returns the level file's path and the counts.
     ///
     /// The certificate goes before the level: the level's rename marks it
     /// complete (with its statistics, written last). The writer leaves a
@@ -436,6 +474,7 @@ impl Build<'_> {
         solved: &SolvedLevel,
         lower: Option<&Levels>,
         counted_first: Option<Counts>,
+        from_pass: Option<stats::Unstored>,
     ) -> (Result<PathBuf, SolveError>, Counts, CountsAll) {
         let (options, rules) = (self.options, self.plan.rules);
         let values = &solved.values;
@@ -459,9 +498,12 @@ impl Build<'_> {
             },
             || {
                 let stored = stats::count_stored(values);
-                let all = match counted_first {
-                    Some(counts) => CountsAll::Counted(counts),
-                    None => {
+                let all = match (counted_first, from_pass) {
+                    (Some(counts), _) => CountsAll::Counted(counts),
+                    (None, Some(unstored)) => CountsAll::Counted(stats::count_quiet_moves(
+                        unstored, values, &stored, room_now,
+                    )),
+                    (None, None) => {
                         let mut unstored = stats::Unstored::new(rules, seeds);
                         // In one pass all is counted here, beside the writer;
                         // in more, each pass would generate the boards' moves

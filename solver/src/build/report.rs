@@ -84,6 +84,12 @@ pub struct LevelReport {
     /// (`retro::SolveOptions::sorted_lookups`) rather than at random.
     #[serde(default)]
     pub sorted_lookups: bool,
+    /// Whether the initial pass valued the captures of the level's
+    /// unstored boards for the statistics, in its sorted windows
+    /// (`retro::SolveOptions::unstored_captures`), rather than passes over
+    /// the lower levels after the level was written.
+    #[serde(default)]
+    pub unstored_captures_in_initial_pass: bool,
     /// Bytes this process read from and wrote to storage while it built the
     /// level (`/proc/self/io`: the work directory, the level file, and the
     /// page cache's write-back; 0 where unknown).
@@ -183,6 +189,7 @@ pub(super) fn make_report_shell(id: LevelId, boards: u64, stages: Vec<Stage>) ->
         resumed_from_stage: None,
         resumed_initial_boards: 0,
         sorted_lookups: false,
+        unstored_captures_in_initial_pass: false,
         disk_read_bytes: 0,
         disk_written_bytes: 0,
         ranks: Vec::new(),

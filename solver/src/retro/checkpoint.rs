@@ -11,6 +11,7 @@ use super::init;
 use super::solve::Level;
 use super::state::State;
 use super::store::{summaries, DiskStore, LevelState, Manifest, Store};
+use super::unstored::UnstoredCaptures;
 use super::Stage;
 use crate::cells::Packing;
 use crate::error::SolveError;
@@ -118,7 +119,10 @@ fn initial_pass<L: Packing, const P: usize>(
 
 /// Runs the initial pass of each of this rank's partitions from the boards
 /// `initialised` already (each from its first); returns its seconds, with
-/// the `seconds_before` of the runs that did the rest.
+/// the `seconds_before` of the runs that did the rest. The unstored boards'
+/// captures are valued beside it where the options ask
+/// ([`super::SolveOptions::unstored_captures`]) and the pass either starts
+/// here or goes on with their file.
 fn run_initial_pass<L: Packing, const P: usize>(
     level: &Level,
     work: &mut LevelState<L>,
@@ -126,6 +130,14 @@ fn run_initial_pass<L: Packing, const P: usize>(
     seconds_before: f64,
 ) -> Result<f64, SolveError> {
     let started = Instant::now();
+    let options = level.options;
+    let unstored = match &options.unstored_captures {
+        Some(path) if options.sorted_lookups.is_some() && level.ranks.size() == 1 => {
+            let fresh = initialised.iter().all(|&n| n == 0);
+            UnstoredCaptures::open(path, level.index, level.seeds, fresh)?
+        }
+        _ => None,
+    };
     let mut windows = InitWindows {
         initialised,
         seconds_before,
@@ -148,9 +160,13 @@ fn run_initial_pass<L: Packing, const P: usize>(
             lower: level.lower,
             state: &states[p],
             progress: level.progress,
+            unstored: unstored.as_ref(),
         };
         let sorted_lookups = level.options.sorted_lookups;
         init::initialise::<L, P>(&pass, sorted_lookups, on_disk, from, &mut after_window)?;
+    }
+    if let (Some(unstored), Some(path)) = (unstored, &options.unstored_captures) {
+        unstored.finish(path)?;
     }
     Ok(seconds_before + started.elapsed().as_secs_f64())
 }

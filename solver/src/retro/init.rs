@@ -8,7 +8,9 @@
 //! first and reads them in the order of the children: right when the
 //! levels are files larger than the page cache, whose reads at random would
 //! each wait for the disk (about 18,000 a second here, against 1.4 GB a
-//! second read in order).
+//! second read in order). With them, the captures of the level's unstored
+//! boards join the windows ([`super::unstored`]): the statistics need their
+//! values, and a pass of their own would read the lower levels again.
 
 use std::ops::Range;
 use std::sync::atomic::Ordering::Relaxed;
@@ -22,6 +24,7 @@ use indicatif::ProgressBar;
 use rayon::prelude::*;
 
 use super::state::{State, SUMMARY_WORDS};
+use super::unstored::{UnstoredCaptures, NO_CAPTURE};
 use crate::cells::{Cell, Packing};
 use crate::error::SolveError;
 
@@ -46,6 +49,9 @@ pub(super) struct Pass<'a, L: Packing> {
     pub state: &'a State<L>,
     /// Advanced by one per board initialised.
     pub progress: &'a ProgressBar,
+    /// Where the sorted windows also value the unstored boards' captures
+    /// (see [`init_sorted`]).
+    pub unstored: Option<&'a UnstoredCaptures>,
 }
 
 /// The initial pass over `pass.state`'s boards from local board `from` (0,
@@ -95,6 +101,7 @@ fn init<L: Packing, const P: usize>(pass: &Pass<L>, boards: Range<u64>) {
         lower,
         state,
         progress,
+        ..
     } = *pass;
     progress.set_message("captures");
     let first = state.start;
@@ -205,12 +212,15 @@ fn no_move<L: Packing>(rules: Rules, seeds: u32) -> i8 {
 
 /// A capture waiting for its child's value in [`init_sorted`]: the child
 /// (its level above [`LEVEL_SHIFT`], its index below), the capturing board
-/// (its place in the window) and what the capture adds.
+/// (its place among the window's stored boards, or its unstored ones) and
+/// what the capture adds.
 #[derive(Clone, Copy)]
 struct Lookup {
     child: u64,
     board: u32,
     gain: Gain,
+    /// Whether `board` is one of the window's unstored boards.
+    unstored: bool,
 }
 
 /// Where a [`Lookup`]'s child level starts in its key (indices stay below
@@ -230,9 +240,13 @@ const LOOKUP_RUN: usize = 1 << 16;
 /// runs (each run's children's pages read ahead first), their best value
 /// kept per board, and the window's cells stored; then `after_window` is
 /// told the boards done. The cells and summaries are those of [`init`].
+/// With `pass.unstored`, each window's lookups also hold those of its share
+/// of the unstored boards ([`UnstoredCaptures::share`]), whose best
+/// captures are written to their file.
 ///
 /// # Errors
-/// The first error `after_window` returns.
+/// The first error `after_window` returns, or an unstored boards' file
+/// that cannot be written.
 fn init_sorted<L: Packing, const P: usize>(
     pass: &Pass<L>,
     max_lookups: usize,
@@ -252,10 +266,17 @@ fn init_sorted<L: Packing, const P: usize>(
             .lookups
             .par_sort_unstable_by_key(|l: &Lookup| l.child);
         // 3. The best capture of each board, the children read in order.
-        let best = best_captures(pass.lower, &window.lookups, window.boards);
+        let unstored_boards = (window.unstored.end - window.unstored.start) as usize;
+        let (best, best_unstored) =
+            best_captures(pass.lower, &window.lookups, window.boards, unstored_boards);
         drop(window.lookups);
-        // 4. The cells with their best capture, stored.
+        // 4. The cells with their best capture, stored; the unstored
+        // boards' best, written.
         store_window(pass, &chunks[at..window.end], window.cells, &best);
+        if let Some(unstored) = pass.unstored {
+            let values: Vec<i8> = best_unstored.iter().map(|b| b.load(Relaxed)).collect();
+            unstored.write(window.unstored.start, &values)?;
+        }
         at = window.end;
         let (last_start, last_boards, _) = chunks[at - 1];
         after_window(last_start + last_boards as u64)?;
@@ -280,6 +301,9 @@ struct Window {
     lookups: Vec<Lookup>,
     /// The boards of the window.
     boards: usize,
+    /// The unstored boards whose lookups the window holds (indices among
+    /// the level's unstored boards; none without `Pass::unstored`).
+    unstored: Range<u64>,
 }
 
 /// The window of `chunks` from chunk `at`: each chunk's cells without
@@ -300,11 +324,21 @@ fn collect_window<L: Packing, const P: usize>(
     per_board: &mut f64,
 ) -> Window {
     let window_start = chunks[at].0;
+    let first = pass.state.start;
+    let unstored_at = |chunk: usize| match (pass.unstored, chunks.get(chunk)) {
+        (None, _) => 0,
+        (Some(u), Some(&(start, _, _))) => u.share(first + start..first + start).start,
+        (Some(u), None) => {
+            u.share(first + pass.state.size..first + pass.state.size)
+                .start
+        }
+    };
     let mut window = Window {
         end: at,
         cells: Vec::new(),
         lookups: Vec::new(),
         boards: 0,
+        unstored: unstored_at(at)..unstored_at(at),
     };
     let mut end = at;
     while end < chunks.len()
@@ -333,6 +367,14 @@ fn collect_window<L: Packing, const P: usize>(
             window.lookups.extend_from_slice(&chunk_lookups);
             window.cells.push(cells);
         }
+        if let Some(unstored) = pass.unstored {
+            let boards = window.unstored.end..unstored_at(end);
+            let offset = (boards.start - window.unstored.start) as u32;
+            for lookups in unstored_lookups::<L, P>(pass, unstored, boards.clone(), offset) {
+                window.lookups.extend_from_slice(&lookups);
+            }
+            window.unstored.end = boards.end;
+        }
         window.boards += group_boards;
         *per_board = (window.lookups.len() as f64 / window.boards as f64).max(0.01);
     }
@@ -340,22 +382,30 @@ fn collect_window<L: Packing, const P: usize>(
     window
 }
 
-/// The best value the captures of each of the `boards` boards of a window
-/// give, from its `lookups` (sorted by child), read in runs. (Atomic: the
+/// The best value the captures of each of the `boards` stored boards of a
+/// window give, and of each of its `unstored` boards ([`NO_CAPTURE`] for
+/// none), from its `lookups` (sorted by child), read in runs. (Atomic: the
 /// boards of one run of children lie anywhere in the window.)
-fn best_captures(lower: &Levels, lookups: &[Lookup], boards: usize) -> Vec<AtomicI8> {
+fn best_captures(
+    lower: &Levels,
+    lookups: &[Lookup],
+    boards: usize,
+    unstored: usize,
+) -> (Vec<AtomicI8>, Vec<AtomicI8>) {
     let best: Vec<AtomicI8> = (0..boards).map(|_| AtomicI8::new(i8::MIN)).collect();
+    let best_unstored: Vec<AtomicI8> = (0..unstored).map(|_| AtomicI8::new(NO_CAPTURE)).collect();
     lookups.par_chunks(LOOKUP_RUN).for_each(|run| {
         read_ahead(lower, run);
         for l in run {
             let level = (l.child >> LEVEL_SHIFT) as u32;
             let i = l.child & ((1 << LEVEL_SHIFT) - 1);
             let value = l.gain.value(Score::new(*lower.slot_at(level, i))).get();
+            let best = if l.unstored { &best_unstored } else { &best };
             best[l.board as usize].fetch_max(value, Relaxed);
         }
         resident::hold();
     });
-    best
+    (best, best_unstored)
 }
 
 /// Stores the `cells` of each chunk of `window`, each with the `best` value
@@ -414,11 +464,59 @@ fn chunk_lookups<L: Packing, const P: usize>(
                 child: (m.child.seeds() as u64) << LEVEL_SHIFT | i,
                 board: offset + k as u32,
                 gain: m.gain(),
+                unstored: false,
             });
         }
     }
     (cells, lookups)
 }
+
+/// The lookups of the captures of the unstored `boards` (indices among the
+/// level's unstored boards), numbered from `offset` among the window's
+/// unstored boards: in pieces of whole rows, a task each. A board that ends
+/// the game has none: its value is its own ([`crate::stats`] sets it), as
+/// the statistics' one ply has it.
+fn unstored_lookups<L: Packing, const P: usize>(
+    pass: &Pass<L>,
+    unstored: &UnstoredCaptures,
+    boards: Range<u64>,
+    offset: u32,
+) -> Vec<Vec<Lookup>> {
+    let Pass { rules, index, .. } = *pass;
+    let first = boards.start;
+    unstored
+        .pieces(boards, UNSTORED_PIECE)
+        .into_par_iter()
+        .map(|piece| {
+            let mut lookups = Vec::new();
+            let mut captures = MoveList::new();
+            let at = offset + (piece.start - first) as u32;
+            let count = (piece.end - piece.start) as usize;
+            for (k, board) in unstored.boards_from(piece.start).take(count).enumerate() {
+                if rules.terminal_value(&board).is_some() {
+                    continue;
+                }
+                rules.quiet_pits_and_captures_sized::<P>(&board, &mut captures);
+                for m in captures.iter() {
+                    let i = index
+                        .rank_sized::<P>(&m.child)
+                        .expect("a child is always stored");
+                    lookups.push(Lookup {
+                        child: (m.child.seeds() as u64) << LEVEL_SHIFT | i,
+                        board: at + k as u32,
+                        gain: m.gain(),
+                        unstored: true,
+                    });
+                }
+            }
+            lookups
+        })
+        .collect()
+}
+
+/// The unstored boards of a task of [`unstored_lookups`], at least (rows
+/// are not cut but at the ends of a window's share).
+const UNSTORED_PIECE: u64 = 1 << 14;
 
 /// Reads in the pages of the children of `run` (sorted by child), level
 /// by level, before they are read: the span a run reaches in a level in

@@ -118,6 +118,7 @@ mod stage;
 mod stage_loop;
 mod state;
 mod store;
+mod unstored;
 
 pub use options::SolveOptions;
 pub(crate) use options::{
@@ -126,6 +127,7 @@ pub(crate) use options::{
 };
 pub use partition::Partitions;
 pub(crate) use store::dir_bytes;
+pub(crate) use unstored::read_unstored_captures;
 
 use awari_dbformat::file::LevelId;
 use awari_dbformat::level::{Generations, Values};

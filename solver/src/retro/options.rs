@@ -111,6 +111,13 @@ pub struct SolveOptions {
     /// boards are generated. Sorted is the way for lower levels in files
     /// larger than the page cache; the cells are the same either way.
     pub sorted_lookups: Option<usize>,
+    /// With `sorted_lookups`, in one process: a file where the initial pass
+    /// also values the captures of the level's unstored boards (every
+    /// opponent pit holds a seed), in its windows, for the statistics (a
+    /// byte a board, written under this name with `.partial` appended and
+    /// renamed when the pass is whole: see the `unstored` module in the
+    /// source). `None`: the statistics value them after the level.
+    pub unstored_captures: Option<PathBuf>,
     /// In the split cells ([`CellLayout::Split`]): a directory for the
     /// files of their cold bytes (a byte a board, read and written in
     /// order; the files are removed with the state); `None`: in memory.
@@ -135,6 +142,7 @@ impl Default for SolveOptions {
             resident_partitions: usize::MAX,
             mail_bytes: u64::MAX,
             sorted_lookups: None,
+            unstored_captures: None,
             cold_dir: None,
             words_in_file_at_init: false,
         }
