@@ -399,6 +399,15 @@ fn a_level_sparing_the_disk_gives_the_scores_back_and_resumes_to_the_same_files(
         built[2..].iter().all(|l| l["sorted_lookups"] == true),
         "{built:?}"
     );
+    // The unstored boards' captures valued in the sorted windows, and
+    // every level's statistics the reference's.
+    for line in &built[6..] {
+        assert_eq!(line["unstored_captures_in_initial_pass"], true, "{line}");
+    }
+    for line in &built {
+        let seeds = line["seeds"].as_u64().unwrap() as u32;
+        assert_eq!(line["counts_all"], reference_counts_all(seeds), "{line}");
+    }
     let mut child = Command::new(binary("awari-solve"))
         .args(args)
         .stdout(Stdio::null())
@@ -424,6 +433,11 @@ fn a_level_sparing_the_disk_gives_the_scores_back_and_resumes_to_the_same_files(
     );
     assert!(
         level18["counts_all"] == reference_counts_all(18),
+        "{level18}"
+    );
+    // (Their file stayed in the level's directory through the kill.)
+    assert_eq!(
+        level18["unstored_captures_in_initial_pass"], true,
         "{level18}"
     );
     let files = database_files(&dir);
@@ -461,6 +475,12 @@ fn a_build_killed_in_its_initial_pass_resumes_the_pass_to_the_same_files() {
     let level18 = rerun_to_the_reference_files(&dir, &args);
     assert_eq!(level18["resumed_initial_boards"], initialised, "{level18}");
     assert!(level18["resumed_from_stage"].is_null(), "{level18}");
+    // The unstored boards' captures too went on from the checkpoint, in
+    // the file the stopped pass left.
+    assert_eq!(
+        level18["unstored_captures_in_initial_pass"], true,
+        "{level18}"
+    );
 }
 
 #[test]

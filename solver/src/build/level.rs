@@ -434,6 +434,11 @@ impl Build<'_> {
                 }
                 _ => {}
             }
+            // Its directory goes too once empty (the split cells' bytes
+            // have gone from it).
+            if let Some(dir) = path.parent() {
+                let _ = fs::remove_dir(dir);
+            }
         }
         Ok((written, counts_stored, counts_all, in_pass))
     }
