@@ -104,8 +104,7 @@ impl Unstored {
     /// (a byte each: level 36, 3.16 G boards).
     pub fn new(rules: Rules, seeds: u32) -> Unstored {
         let mut unstored = Unstored::new_rows(rules, seeds);
-        let boards = unstored.rows.iter().map(|r| r.len()).sum::<u64>() as usize;
-        unstored.best = vec![NO_VALUE; boards];
+        unstored.best = vec![NO_VALUE; unstored.boards()];
         unstored
     }
 
@@ -120,10 +119,15 @@ impl Unstored {
     /// When `captures` is not one value per unstored board.
     pub fn with_captures(rules: Rules, seeds: u32, captures: Vec<i8>) -> Unstored {
         let mut unstored = Unstored::new_rows(rules, seeds);
-        let boards = unstored.rows.iter().map(|r| r.len()).sum::<u64>() as usize;
+        let boards = unstored.boards();
         assert_eq!(captures.len(), boards, "one value per unstored board");
         unstored.best = captures;
         unstored
+    }
+
+    /// The number of unstored boards.
+    fn boards(&self) -> usize {
+        self.rows.iter().map(|r| r.len()).sum::<u64>() as usize
     }
 
     /// The unstored boards of level `seeds` under `rules`, without values.

@@ -397,25 +397,22 @@ impl Build<'_> {
         let in_pass = from_pass.is_some();
         let from_pass =
             from_pass.map(|captures| stats::Unstored::with_captures(rules, seeds, captures));
-        let (counted_first, from_pass) = match from_pass {
-            Some(unstored) if level_plan.count_before_writing => {
-                bar.set_message("counting");
-                let stored = stats::count_stored(&solved.values);
-                let all =
-                    stats::count_quiet_moves(unstored, &solved.values, &stored, resident::room(0));
-                (Some(all), None)
-            }
-            None if level_plan.count_before_writing => {
-                bar.set_message("counting");
-                let stored = stats::count_stored(&solved.values);
-                self.lower_levels.load_below(seeds, &mut held.lower)?;
-                let room = resident::room(0);
-                let all =
-                    stats::count_all(rules, seeds, &solved.values, &held.lower, &stored, room);
-                self.lower_levels.give_back(&mut held.lower)?;
-                (Some(all), None)
-            }
-            from_pass => (None, from_pass),
+        let (counted_first, from_pass) = if level_plan.count_before_writing {
+            bar.set_message("counting");
+            let (values, room) = (&solved.values, resident::room(0));
+            let stored = stats::count_stored(values);
+            let all = match from_pass {
+                Some(unstored) => stats::count_quiet_moves(unstored, values, &stored, room),
+                None => {
+                    self.lower_levels.load_below(seeds, &mut held.lower)?;
+                    let all = stats::count_all(rules, seeds, values, &held.lower, &stored, room);
+                    self.lower_levels.give_back(&mut held.lower)?;
+                    all
+                }
+            };
+            (Some(all), None)
+        } else {
+            (None, from_pass)
         };
         bar.set_message("writing");
         // (A level that spares the disk has given its lower levels back.)
@@ -428,17 +425,7 @@ impl Build<'_> {
         // unstored boards' captures.
         retro::remove_level_dir(solve_options)?;
         if let Some(path) = &solve_options.unstored_captures {
-            match fs::remove_file(path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(awari_dbformat::Error::io(path)(e).into())
-                }
-                _ => {}
-            }
-            // Its directory goes too once empty (the split cells' bytes
-            // have gone from it).
-            if let Some(dir) = path.parent() {
-                let _ = fs::remove_dir(dir);
-            }
+            retro::remove_unstored_captures(path)?;
         }
         Ok((written, counts_stored, counts_all, in_pass))
     }

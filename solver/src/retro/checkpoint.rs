@@ -165,8 +165,8 @@ fn run_initial_pass<L: Packing, const P: usize>(
         let sorted_lookups = level.options.sorted_lookups;
         init::initialise::<L, P>(&pass, sorted_lookups, on_disk, from, &mut after_window)?;
     }
-    if let (Some(unstored), Some(path)) = (unstored, &options.unstored_captures) {
-        unstored.finish(path)?;
+    if let Some(unstored) = unstored {
+        unstored.finish()?;
     }
     Ok(seconds_before + started.elapsed().as_secs_f64())
 }

@@ -241,7 +241,7 @@ const LOOKUP_RUN: usize = 1 << 16;
 /// kept per board, and the window's cells stored; then `after_window` is
 /// told the boards done. The cells and summaries are those of [`init`].
 /// With `pass.unstored`, each window's lookups also hold those of its share
-/// of the unstored boards ([`UnstoredCaptures::share`]), whose best
+/// of the unstored boards ([`UnstoredCaptures::first_with`]), whose best
 /// captures are written to their file.
 ///
 /// # Errors
@@ -274,8 +274,11 @@ fn init_sorted<L: Packing, const P: usize>(
         // boards' best, written.
         store_window(pass, &chunks[at..window.end], window.cells, &best);
         if let Some(unstored) = pass.unstored {
-            let values: Vec<i8> = best_unstored.iter().map(|b| b.load(Relaxed)).collect();
-            unstored.write(window.unstored.start, &values)?;
+            let values = best_unstored
+                .into_iter()
+                .map(AtomicI8::into_inner)
+                .collect();
+            unstored.write(window.unstored.start, values)?;
         }
         at = window.end;
         let (last_start, last_boards, _) = chunks[at - 1];
@@ -324,14 +327,11 @@ fn collect_window<L: Packing, const P: usize>(
     per_board: &mut f64,
 ) -> Window {
     let window_start = chunks[at].0;
-    let first = pass.state.start;
-    let unstored_at = |chunk: usize| match (pass.unstored, chunks.get(chunk)) {
-        (None, _) => 0,
-        (Some(u), Some(&(start, _, _))) => u.share(first + start..first + start).start,
-        (Some(u), None) => {
-            u.share(first + pass.state.size..first + pass.state.size)
-                .start
-        }
+    // The first unstored board that goes with chunk `chunk` (or the end).
+    let unstored_at = |chunk: usize| {
+        let start = chunks.get(chunk).map_or(pass.state.size, |c| c.0);
+        pass.unstored
+            .map_or(0, |u| u.first_with(pass.state.start + start))
     };
     let mut window = Window {
         end: at,
@@ -456,19 +456,31 @@ fn chunk_lookups<L: Packing, const P: usize>(
         .enumerate()
     {
         cells[k] = cell_before_captures::<L, P>(rules, no_move, &board, &mut captures);
-        for m in captures.iter() {
-            let i = index
-                .rank_sized::<P>(&m.child)
-                .expect("a child is always stored");
-            lookups.push(Lookup {
-                child: (m.child.seeds() as u64) << LEVEL_SHIFT | i,
-                board: offset + k as u32,
-                gain: m.gain(),
-                unstored: false,
-            });
-        }
+        push_lookups::<P>(index, &captures, offset + k as u32, false, &mut lookups);
     }
     (cells, lookups)
+}
+
+/// Appends to `lookups` those of `captures`, the captures of board `board`
+/// of a window (one of its unstored boards when `unstored`).
+fn push_lookups<const P: usize>(
+    index: &Index,
+    captures: &MoveList,
+    board: u32,
+    unstored: bool,
+    lookups: &mut Vec<Lookup>,
+) {
+    for m in captures.iter() {
+        let i = index
+            .rank_sized::<P>(&m.child)
+            .expect("a child is always stored");
+        lookups.push(Lookup {
+            child: (m.child.seeds() as u64) << LEVEL_SHIFT | i,
+            board,
+            gain: m.gain(),
+            unstored,
+        });
+    }
 }
 
 /// The lookups of the captures of the unstored `boards` (indices among the
@@ -497,17 +509,7 @@ fn unstored_lookups<L: Packing, const P: usize>(
                     continue;
                 }
                 rules.quiet_pits_and_captures_sized::<P>(&board, &mut captures);
-                for m in captures.iter() {
-                    let i = index
-                        .rank_sized::<P>(&m.child)
-                        .expect("a child is always stored");
-                    lookups.push(Lookup {
-                        child: (m.child.seeds() as u64) << LEVEL_SHIFT | i,
-                        board: at + k as u32,
-                        gain: m.gain(),
-                        unstored: true,
-                    });
-                }
+                push_lookups::<P>(index, &captures, at + k as u32, true, &mut lookups);
             }
             lookups
         })

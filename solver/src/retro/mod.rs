@@ -127,7 +127,7 @@ pub(crate) use options::{
 };
 pub use partition::Partitions;
 pub(crate) use store::dir_bytes;
-pub use unstored::{read_unstored_captures, NO_CAPTURE};
+pub use unstored::{read_unstored_captures, remove_unstored_captures, NO_CAPTURE};
 
 use awari_dbformat::file::LevelId;
 use awari_dbformat::level::{Generations, Values};

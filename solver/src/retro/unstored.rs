@@ -44,9 +44,10 @@ pub(crate) struct UnstoredCaptures {
     boards: u64,
     /// The stored boards.
     stored: u64,
-    /// The file being written, and its path.
+    /// The file being written, its path, and its name once whole.
     file: File,
     path: PathBuf,
+    complete: PathBuf,
 }
 
 impl UnstoredCaptures {
@@ -93,6 +94,7 @@ impl UnstoredCaptures {
             stored: index.level_size(seeds),
             file,
             path,
+            complete: complete.to_path_buf(),
         }))
     }
 
@@ -104,12 +106,11 @@ impl UnstoredCaptures {
         PathBuf::from(name)
     }
 
-    /// The unstored boards that go with stored boards `stored` (indices in
-    /// the level).
-    pub fn share(&self, stored: Range<u64>) -> Range<u64> {
-        let at =
-            |i: u64| (u128::from(i) * u128::from(self.boards) / u128::from(self.stored)) as u64;
-        at(stored.start)..at(stored.end)
+    /// The first unstored board that goes with stored board `stored` (an
+    /// index in the level, or the level's size for the end): the unstored
+    /// boards of stored boards `a..b` are `first_with(a)..first_with(b)`.
+    pub fn first_with(&self, stored: u64) -> u64 {
+        (u128::from(stored) * u128::from(self.boards) / u128::from(self.stored)) as u64
     }
 
     /// `unstored` (indices among the unstored boards) cut at the rows'
@@ -146,21 +147,23 @@ impl UnstoredCaptures {
     ///
     /// # Errors
     /// A write that fails (a full disk).
-    pub fn write(&self, first: u64, values: &[i8]) -> Result<(), SolveError> {
-        let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+    pub fn write(&self, first: u64, values: Vec<i8>) -> Result<(), SolveError> {
+        // (In place: the same allocation.)
+        let bytes: Vec<u8> = values.into_iter().map(|v| v as u8).collect();
         self.file
             .write_all_at(&bytes, first)
             .map_err(Error::io(&self.path))?;
         Ok(())
     }
 
-    /// Names the file `complete`: every unstored board has been valued.
+    /// Gives the file its complete name: every unstored board has been
+    /// valued.
     ///
     /// # Errors
     /// A file that cannot be synced or renamed.
-    pub fn finish(self, complete: &Path) -> Result<(), SolveError> {
+    pub fn finish(self) -> Result<(), SolveError> {
         self.file.sync_all().map_err(Error::io(&self.path))?;
-        fs::rename(&self.path, complete).map_err(Error::io(complete))?;
+        fs::rename(&self.path, &self.complete).map_err(Error::io(&self.complete))?;
         Ok(())
     }
 }
@@ -176,4 +179,23 @@ pub fn read_unstored_captures(path: &Path) -> Result<Option<Vec<i8>>, SolveError
     }
     let bytes = fs::read(path).map_err(Error::io(path))?;
     Ok(Some(bytes.into_iter().map(|b| b as i8).collect()))
+}
+
+/// Removes the file at `path` an initial pass wrote, if there is one, and
+/// its directory once empty (the level is written: the file is not needed
+/// again).
+///
+/// # Errors
+/// A file that cannot be removed.
+pub fn remove_unstored_captures(path: &Path) -> Result<(), SolveError> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(Error::io(path)(e).into());
+        }
+        _ => {}
+    }
+    if let Some(dir) = path.parent() {
+        let _ = fs::remove_dir(dir);
+    }
+    Ok(())
 }
