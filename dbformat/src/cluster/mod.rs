@@ -5,14 +5,18 @@
 //! only those; everything the ranks must agree on goes through the few
 //! collective operations of [`Ranks`]:
 //!
+//! - the initial pass reads each capture's child from the lower levels,
+//!   which are shared out: each rank holds its share of each ([`Shares`],
+//!   the partitions it solved the level in), and a window of lookups sorted
+//!   by child is sent to the ranks that hold them, which answer with their
+//!   scores ([`Ranks::exchange`], [`Ranks::exchange_bytes`]);
 //! - after each generation, the updates for other ranks' partitions are
 //!   exchanged ([`Ranks::exchange`]), and the ranks agree on whether any
 //!   work is left ([`Ranks::sum`]): the end of a stage is the first round in
 //!   which no rank has a frontier and no update was sent;
-//! - at the end of a level, each rank's values (zero outside its own
-//!   partitions) are combined into the whole level on every rank
-//!   ([`Ranks::or_bytes`]): rank 0 writes the file, and every rank keeps the
-//!   level for the captures of the levels above.
+//! - at the end of a level, each rank keeps its share of the level's values
+//!   for the levels above, and sends it to rank 0
+//!   ([`gather_parts_to_root`]), which writes the file.
 //!
 //! The generations are the same as in one process with the same partitions,
 //! so the values, the free bits and the certificate are too, and rank 0
@@ -20,6 +24,9 @@
 
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod shares;
+
+pub use shares::{Shares, SHARE_ALIGN};
 
 use serde::{Deserialize, Serialize};
 
@@ -37,7 +44,8 @@ pub struct RankFigures {
     pub bytes_sent: u64,
     /// Bytes it received from them.
     pub bytes_received: u64,
-    /// Non-empty messages of updates it sent, and received.
+    /// Non-empty messages it sent to other ranks (of updates, lookups or
+    /// their answers), and received.
     pub messages_sent: u64,
     /// (See `messages_sent`.)
     pub messages_received: u64,
@@ -99,6 +107,58 @@ pub fn gather_figures(ranks: &dyn Ranks, figures: RankFigures) -> Vec<RankFigure
         .collect()
 }
 
+/// Sends each rank's part of an array to rank 0, which puts them in place:
+/// rank r's part is bytes `parts[r]` of the array (the same `parts` on
+/// every rank; rank 0's own is left where it is). `read(range)` gives this
+/// rank's bytes `range` of its part; on rank 0, `write(at, bytes)` puts the
+/// bytes another rank sent at offset `at`. In rounds of at most `piece`
+/// bytes from each rank, so that no message outgrows MPI's `int` counts
+/// and the memory of one round is small. Every rank calls it.
+///
+/// # Errors
+/// The first error of `read` or `write` (on one rank: the job then fails
+/// at its next collective operation).
+pub fn gather_parts_to_root<E>(
+    ranks: &dyn Ranks,
+    parts: &[std::ops::Range<u64>],
+    piece: u64,
+    mut read: impl FnMut(std::ops::Range<u64>) -> Result<Vec<u8>, E>,
+    mut write: impl FnMut(u64, &[u8]) -> Result<(), E>,
+) -> Result<(), E> {
+    let me = ranks.rank();
+    let piece = piece.max(1);
+    // (The same count on every rank: the parts are known to all.)
+    let rounds = parts
+        .iter()
+        .skip(1)
+        .map(|p| (p.end - p.start).div_ceil(piece))
+        .max()
+        .unwrap_or(0);
+    let in_round = |r: usize, round: u64| {
+        let part = &parts[r];
+        let start = (part.start + round * piece).min(part.end);
+        start..(start + piece).min(part.end)
+    };
+    for round in 0..rounds {
+        let mut outgoing = vec![Vec::new(); ranks.size()];
+        if me != 0 {
+            let range = in_round(me, round);
+            if !range.is_empty() {
+                outgoing[0] = read(range)?;
+            }
+        }
+        let received = ranks.exchange_bytes(outgoing);
+        if me == 0 {
+            for (r, bytes) in received.iter().enumerate().skip(1) {
+                if !bytes.is_empty() {
+                    write(in_round(r, round).start, bytes)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The processes of a solve, and the collective operations between them.
 /// Every rank calls each operation in the same order (they are MPI
 /// collectives); only the thread that drives the solve calls them.
@@ -122,6 +182,9 @@ pub trait Ranks {
     /// returns what each rank sent this one, by rank.
     fn exchange(&self, outgoing: Vec<Vec<u64>>) -> Vec<Vec<u64>>;
 
+    /// [`Ranks::exchange`] of bytes: the answers to lookups, say.
+    fn exchange_bytes(&self, outgoing: Vec<Vec<u8>>) -> Vec<Vec<u8>>;
+
     /// Everyone's `numbers` (of the same length on every rank), one after
     /// the other by rank, on every rank.
     fn all_gather(&self, numbers: &[u64]) -> Vec<u64>;
@@ -137,11 +200,6 @@ pub trait Ranks {
             ..RankFigures::default()
         }
     }
-
-    /// Replaces `bytes` on every rank by the bitwise OR of everyone's
-    /// `bytes` (of the same length): how ranks that each filled their own
-    /// part of an array of zeros make the whole.
-    fn or_bytes(&self, bytes: &mut [u8]);
 
     /// The rank that owns partition `p` of `count`: ranks own runs of
     /// partitions, as equal as they can be.
@@ -201,6 +259,11 @@ impl Ranks for OneProcess {
         vec![Vec::new()]
     }
 
+    fn exchange_bytes(&self, outgoing: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+        debug_assert!(outgoing.iter().all(Vec::is_empty));
+        vec![Vec::new()]
+    }
+
     fn all_gather(&self, numbers: &[u64]) -> Vec<u64> {
         numbers.to_vec()
     }
@@ -209,5 +272,4 @@ impl Ranks for OneProcess {
         vec![bytes.to_vec()]
     }
 
-    fn or_bytes(&self, _bytes: &mut [u8]) {}
 }

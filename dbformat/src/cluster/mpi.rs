@@ -2,8 +2,9 @@
 //! of `mpirun -n R awari-solve ...`.
 //!
 //! The operations are MPI collectives, called by the thread that drives the
-//! solve ([`Threading::Funneled`]; the rayon workers never call MPI). Large
-//! arrays go in pieces of [`PIECE`] bytes, within MPI's `int` counts.
+//! solve ([`Threading::Funneled`]; the rayon workers never call MPI). Their
+//! callers keep each message within MPI's `int` counts (large arrays go to
+//! rank 0 in rounds: [`super::gather_parts_to_root`]).
 //!
 //! A rank that dies takes the job down: OpenMPI's default error handler
 //! aborts every rank, and `mpirun` names the one that failed. The levels
@@ -20,9 +21,6 @@ use mpi::traits::*;
 use mpi::Count;
 
 use super::{RankFigures, Ranks};
-
-/// The most bytes (or updates) moved by one collective call.
-const PIECE: usize = 1 << 28;
 
 /// The ranks of the MPI job this process belongs to.
 pub struct MpiRanks {
@@ -58,6 +56,59 @@ impl MpiRanks {
         let result = f();
         self.count(|t| t.seconds_waiting += started.elapsed().as_secs_f64());
         result
+    }
+
+    /// Sends `outgoing[r]` to rank `r` and returns what each rank sent this
+    /// one, by rank: first how many each sends each (one all-to-all), then
+    /// the items themselves (one all-to-all of varying counts).
+    fn exchange_of<T: Equivalence + Copy + Default>(&self, outgoing: Vec<Vec<T>>) -> Vec<Vec<T>> {
+        let size = self.size();
+        debug_assert_eq!(outgoing.len(), size);
+        let count = |n: usize| {
+            Count::try_from(n).expect("fewer than 2^31 items for one rank in one exchange")
+        };
+        let send_counts: Vec<Count> = outgoing.iter().map(|o| count(o.len())).collect();
+        let mut receive_counts = vec![0 as Count; size];
+        self.timed(|| {
+            self.world
+                .all_to_all_into(&send_counts[..], &mut receive_counts[..])
+        });
+        let nonempty = |counts: &[Count]| counts.iter().filter(|&&n| n > 0).count() as u64;
+        let width = std::mem::size_of::<T>() as u64;
+        let bytes = |counts: &[Count]| width * counts.iter().map(|&n| n as u64).sum::<u64>();
+        self.count(|t| {
+            t.messages_sent += nonempty(&send_counts);
+            t.messages_received += nonempty(&receive_counts);
+            t.bytes_sent += bytes(&send_counts);
+            t.bytes_received += bytes(&receive_counts);
+        });
+        // (Never an empty vector's dangling pointer: for bytes it is 1,
+        // which OpenMPI takes for `MPI_IN_PLACE`.)
+        let total_sent = send_counts.iter().map(|&n| n as usize).sum::<usize>();
+        let mut send: Vec<T> = Vec::with_capacity(total_sent.max(1));
+        for o in &outgoing {
+            send.extend_from_slice(o);
+        }
+        let send_displacements = displacements(&send_counts);
+        let receive_displacements = displacements(&receive_counts);
+        let total = receive_counts.iter().map(|&n| n as usize).sum();
+        let mut received = Vec::with_capacity(usize::max(total, 1));
+        received.resize(total, T::default());
+        {
+            let sent = Partition::new(&send[..], &send_counts[..], &send_displacements[..]);
+            let mut into = PartitionMut::new(
+                &mut received[..],
+                &receive_counts[..],
+                &receive_displacements[..],
+            );
+            self.timed(|| self.world.all_to_all_varcount_into(&sent, &mut into));
+        }
+        (0..size)
+            .map(|r| {
+                let at = receive_displacements[r] as usize;
+                received[at..at + receive_counts[r] as usize].to_vec()
+            })
+            .collect()
     }
 
     /// Adds to the traffic.
@@ -96,14 +147,7 @@ impl Ranks for MpiRanks {
         let count = |n: u64| Count::try_from(n).expect("fewer than 2^31 bytes from one rank");
         let lengths = self.all_gather(&[bytes.len() as u64]);
         let counts: Vec<Count> = lengths.iter().map(|&n| count(n)).collect();
-        let displacements: Vec<Count> = counts
-            .iter()
-            .scan(0, |at, &n| {
-                let here = *at;
-                *at += n;
-                Some(here)
-            })
-            .collect();
+        let displacements = displacements(&counts);
         let mut all = vec![0u8; lengths.iter().sum::<u64>() as usize];
         {
             let mut into = PartitionMut::new(&mut all[..], &counts[..], &displacements[..]);
@@ -122,74 +166,22 @@ impl Ranks for MpiRanks {
     }
 
     fn exchange(&self, outgoing: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
-        let size = self.size();
-        debug_assert_eq!(outgoing.len(), size);
-        let count = |n: usize| {
-            Count::try_from(n).expect("fewer than 2^31 updates for one rank in one generation")
-        };
-        // First how many each sends each, then the updates themselves.
-        let send_counts: Vec<Count> = outgoing.iter().map(|o| count(o.len())).collect();
-        let mut receive_counts = vec![0 as Count; size];
-        self.timed(|| {
-            self.world
-                .all_to_all_into(&send_counts[..], &mut receive_counts[..])
-        });
-        let nonempty = |counts: &[Count]| counts.iter().filter(|&&n| n > 0).count() as u64;
-        let bytes = |counts: &[Count]| 8 * counts.iter().map(|&n| n as u64).sum::<u64>();
-        self.count(|t| {
-            t.messages_sent += nonempty(&send_counts);
-            t.messages_received += nonempty(&receive_counts);
-            t.bytes_sent += bytes(&send_counts);
-            t.bytes_received += bytes(&receive_counts);
-        });
-        let displacements = |counts: &[Count]| -> Vec<Count> {
-            counts
-                .iter()
-                .scan(0, |at, &n| {
-                    let here = *at;
-                    *at += n;
-                    Some(here)
-                })
-                .collect()
-        };
-        let send: Vec<u64> = outgoing.concat();
-        let send_displacements = displacements(&send_counts);
-        let receive_displacements = displacements(&receive_counts);
-        let total = receive_counts.iter().map(|&n| n as usize).sum();
-        let mut received = vec![0u64; total];
-        {
-            let sent = Partition::new(&send[..], &send_counts[..], &send_displacements[..]);
-            let mut into = PartitionMut::new(
-                &mut received[..],
-                &receive_counts[..],
-                &receive_displacements[..],
-            );
-            self.timed(|| self.world.all_to_all_varcount_into(&sent, &mut into));
-        }
-        (0..size)
-            .map(|r| {
-                let at = receive_displacements[r] as usize;
-                received[at..at + receive_counts[r] as usize].to_vec()
-            })
-            .collect()
+        self.exchange_of(outgoing)
     }
 
-    fn or_bytes(&self, bytes: &mut [u8]) {
-        // (Counted as what one rank's part costs: the whole array once
-        // each way, as a reduction over a ring moves it.)
-        let length = bytes.len() as u64;
-        self.count(|t| {
-            t.bytes_sent += length;
-            t.bytes_received += length;
-        });
-        let mut mine = Vec::with_capacity(PIECE.min(bytes.len()));
-        for piece in bytes.chunks_mut(PIECE) {
-            mine.clear();
-            mine.extend_from_slice(piece);
-            self.timed(|| {
-                self.world
-                    .all_reduce_into(&mine[..], piece, SystemOperation::bitwise_or())
-            });
-        }
+    fn exchange_bytes(&self, outgoing: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+        self.exchange_of(outgoing)
     }
+}
+
+/// Where each of a message's parts of `counts` items starts.
+fn displacements(counts: &[Count]) -> Vec<Count> {
+    counts
+        .iter()
+        .scan(0, |at, &n| {
+            let here = *at;
+            *at += n;
+            Some(here)
+        })
+        .collect()
 }

@@ -2,12 +2,14 @@
 
 use std::sync::Arc;
 
+use crate::cluster::Shares;
 use crate::game::{Board, Score};
 use crate::index::Index;
 use crate::level::Values;
 
 /// The scores of decoded levels, one signed byte per stored board in index
-/// order, by seed count.
+/// order, by seed count: of each level the whole, or under MPI one rank's
+/// share ([`crate::cluster::Shares`]), a run of its boards.
 ///
 /// The solver's initial pass and the verifier's recurrence look a capture's
 /// child up here once per capturing move, at random, so levels are kept
@@ -16,7 +18,16 @@ use crate::level::Values;
 #[derive(Clone)]
 pub struct Levels {
     index: &'static Index,
-    levels: Vec<Option<Arc<Values>>>,
+    levels: Vec<Option<Held>>,
+}
+
+/// The scores held of one level: of its boards from `first` on.
+#[derive(Clone)]
+struct Held {
+    first: u64,
+    values: Arc<Values>,
+    /// Which rank holds which boards, for a level shared out.
+    shares: Option<Arc<Shares>>,
 }
 
 impl Levels {
@@ -38,11 +49,57 @@ impl Levels {
             self.index.level_size(seeds),
             "level {seeds} has the wrong size"
         );
+        self.insert_share(seeds, 0, values);
+    }
+
+    /// Adds (or replaces) the scores of boards `first..first + values.len()`
+    /// of level `seeds`: a rank's share of it.
+    ///
+    /// # Panics
+    /// When the boards run past the end of the level.
+    pub fn insert_share(&mut self, seeds: u32, first: u64, values: Arc<Values>) {
+        assert!(
+            first + values.len() as u64 <= self.index.level_size(seeds),
+            "boards {first}.. of level {seeds} run past its end"
+        );
         let s = seeds as usize;
         if self.levels.len() <= s {
             self.levels.resize(s + 1, None);
         }
-        self.levels[s] = Some(values);
+        self.levels[s] = Some(Held {
+            first,
+            values,
+            shares: None,
+        });
+    }
+
+    /// Adds (or replaces) rank `rank`'s share of level `seeds`, `values`,
+    /// the level being shared out as `shares` has it.
+    ///
+    /// # Panics
+    /// When `values` does not hold one value per board of the share.
+    pub fn insert_shared(&mut self, seeds: u32, shares: Shares, rank: usize, values: Arc<Values>) {
+        let share = shares.range(rank);
+        assert_eq!(
+            values.len() as u64,
+            share.end - share.start,
+            "the share of rank {rank} of level {seeds} has the wrong size"
+        );
+        assert_eq!(shares.boards(), self.index.level_size(seeds));
+        self.insert_share(seeds, share.start, values);
+        if let Some(Some(held)) = self.levels.get_mut(seeds as usize) {
+            held.shares = Some(Arc::new(shares));
+        }
+    }
+
+    /// The rank that holds board `i` of level `seeds`: 0 for a level held
+    /// whole, or held by this process alone.
+    ///
+    /// # Panics
+    /// When the level is not held.
+    #[inline]
+    pub fn owner(&self, seeds: u32, i: u64) -> usize {
+        self.held(seeds).shares.as_ref().map_or(0, |s| s.owner(i))
     }
 
     /// Forgets level `seeds` (to give its memory back).
@@ -57,14 +114,29 @@ impl Levels {
         self.get(seeds).is_some()
     }
 
-    /// The scores of level `seeds`, if held.
+    /// The scores held of level `seeds` (the whole level but under MPI:
+    /// see [`Levels::share`]), if any.
     pub fn get(&self, seeds: u32) -> Option<&Arc<Values>> {
-        self.levels.get(seeds as usize).and_then(|l| l.as_ref())
+        self.levels
+            .get(seeds as usize)
+            .and_then(|l| l.as_ref())
+            .map(|h| &h.values)
+    }
+
+    /// The boards of level `seeds` whose scores are held (all of them but
+    /// for a rank's share), if any.
+    pub fn share(&self, seeds: u32) -> Option<std::ops::Range<u64>> {
+        let held = self.levels.get(seeds as usize)?.as_ref()?;
+        Some(held.first..held.first + held.values.len() as u64)
     }
 
     /// The bytes held by all levels.
     pub fn bytes(&self) -> u64 {
-        self.levels.iter().flatten().map(|l| l.len() as u64).sum()
+        self.levels
+            .iter()
+            .flatten()
+            .map(|h| h.values.len() as u64)
+            .sum()
     }
 
     /// The score of a stored board of a held level.
@@ -85,7 +157,7 @@ impl Levels {
     #[inline]
     pub fn slot(&self, board: &Board) -> &i8 {
         let i = self.index.rank(board).expect("a child is always stored");
-        &self.held(board.seeds())[i as usize]
+        self.slot_at(board.seeds(), i)
     }
 
     /// [`Levels::slot`] for boards of `P` pits per side, the levels' own
@@ -99,37 +171,42 @@ impl Levels {
             .index
             .rank_sized::<P>(board)
             .expect("a child is always stored");
-        &self.held(board.seeds())[i as usize]
+        self.slot_at(board.seeds(), i)
     }
 
     /// Where the score of board `i` (its index) of held level `seeds` is kept.
     ///
     /// # Panics
-    /// When the level is not held or has no board `i`.
+    /// When the level is not held or board `i` is not among the boards held.
     #[inline]
     pub fn slot_at(&self, seeds: u32, i: u64) -> &i8 {
-        &self.held(seeds)[i as usize]
+        let held = self.held(seeds);
+        &held.values[(i - held.first) as usize]
     }
 
     /// Advises that the scores of boards `range` of held level `seeds` are
     /// read soon (their file's pages read ahead: see
     /// [`crate::memory::huge::HugeArray::will_need`]).
     pub fn will_need(&self, seeds: u32, range: std::ops::Range<u64>) {
-        self.held(seeds).will_need(range);
+        let held = self.held(seeds);
+        held.values
+            .will_need(range.start - held.first..range.end - held.first);
     }
 
     /// Reads the scores of boards `range` of held level `seeds` into memory
     /// now ([`crate::memory::huge::HugeArray::populate`]).
     pub fn populate(&self, seeds: u32, range: std::ops::Range<u64>) {
-        self.held(seeds).populate(range);
+        let held = self.held(seeds);
+        held.values
+            .populate(range.start - held.first..range.end - held.first);
     }
 
     /// Reads the scores of held level `seeds` into the page cache now, not
     /// mapped ([`crate::memory::huge::HugeArray::cache`]); nothing for a
     /// level in memory.
     pub fn cache(&self, seeds: u32) {
-        let level = self.held(seeds);
-        level.cache(0..level.len() as u64);
+        let values = &self.held(seeds).values;
+        values.cache(0..values.len() as u64);
     }
 
     /// The value of any board of level `board.seeds()` by one ply
@@ -168,12 +245,12 @@ impl Levels {
         self.one_ply(rules, board, own)
     }
 
-    /// The scores of level `seeds`, which must be held.
+    /// The scores held of level `seeds`, which must be held.
     #[inline]
-    fn held(&self, seeds: u32) -> &Values {
+    fn held(&self, seeds: u32) -> &Held {
         self.levels
             .get(seeds as usize)
-            .and_then(|l| l.as_deref())
+            .and_then(|l| l.as_ref())
             .expect("a capture reached a level that is not held")
     }
 }
@@ -197,6 +274,41 @@ mod tests {
         assert_eq!(levels.score(&board), Score::new(-2));
         levels.remove(2);
         assert!(!levels.has(2) && levels.bytes() == 0);
+    }
+
+    #[test]
+    fn a_share_is_read_at_the_level_indices_of_its_boards() {
+        let mut levels = Levels::new(6);
+        let mut values = Values::zeroed(10);
+        values[0] = 1;
+        values[9] = -3;
+        levels.insert_share(4, 100, Arc::new(values));
+        assert_eq!(levels.share(4), Some(100..110));
+        assert_eq!((*levels.slot_at(4, 100), *levels.slot_at(4, 109)), (1, -3));
+        assert_eq!(levels.bytes(), 10);
+        let whole = Index::for_pits(6).level_size(2);
+        levels.insert(2, Arc::new(Values::zeroed(whole)));
+        assert_eq!(levels.share(2), Some(0..whole));
+        assert_eq!(levels.share(3), None);
+        assert_eq!(levels.owner(4, 105), 0);
+        // Rank 1 of 3, each holding a block of level 12.
+        let boards = Index::for_pits(6).level_size(12);
+        let shares = Shares::even(boards, 3);
+        let mine = shares.range(1);
+        let values = Values::zeroed(mine.end - mine.start);
+        levels.insert_shared(12, shares, 1, Arc::new(values));
+        assert_eq!(levels.share(12), Some(mine.clone()));
+        assert_eq!(levels.owner(12, 0), 0);
+        assert_eq!(levels.owner(12, mine.start), 1);
+        assert_eq!(levels.owner(12, boards - 1), 2);
+    }
+
+    #[test]
+    #[should_panic]
+    fn a_board_outside_the_share_is_not_read() {
+        let mut levels = Levels::new(6);
+        levels.insert_share(4, 100, Arc::new(Values::zeroed(10)));
+        levels.slot_at(4, 110);
     }
 
     #[test]

@@ -443,7 +443,10 @@ impl LevelPlan {
         }
         let lists = self.list_entries * retro::LIVE_GENERATIONS * retro::LIST_ENTRY_BYTES;
         let mapped = self.resident_partitions.min(self.partitions as usize) as u64 * cells;
-        let spare = budget.saturating_sub(self.memory_bytes) + lists + self.mail_bytes + mapped;
+        // (A level in memory has no bound on its mail, and no room kept
+        // for it: under MPI, whose windows are sorted in memory too.)
+        let mail = if self.on_disk { self.mail_bytes } else { 0 };
+        let spare = budget.saturating_sub(self.memory_bytes) + lists + mail + mapped;
         (spare.saturating_sub(budget / 4).max(64 << 20) / 24) as usize
     }
 

@@ -27,7 +27,7 @@ use super::{Build, Held};
 use crate::cells::CellLayout;
 use crate::error::SolveError;
 use crate::memory::peak_resident;
-use crate::retro::{self, SolveOptions, SolvedLevel};
+use crate::retro::{self, Partitions, SolveOptions, SolvedLevel};
 use crate::stats::{self, Counts};
 
 /// The file of a level's directory in which its initial pass values the
@@ -75,11 +75,11 @@ impl Build<'_> {
         let solved = self.solve(held, seeds, &bar, &solve_options, spares, level_memory)?;
         let solve_seconds = started.elapsed().as_secs_f64();
         if !self.ranks.is_root() {
-            // Rank 0 writes the level; the others keep it for the levels above.
+            // Rank 0 writes the level; the others keep their share of it
+            // for the levels above.
             bar.finish_and_clear();
-            if self.read_above(seeds) {
-                held.lower.insert(seeds, Arc::new(solved.values));
-            }
+            let values = Arc::new(solved.values);
+            self.keep_share(held, seeds, solved.partitions, values, solved.first);
             return Ok(());
         }
         let (written, counts_stored, counts_all, unstored_in_pass) =
@@ -94,7 +94,12 @@ impl Build<'_> {
         crate::memory::give_back_free_heap();
         // The level's values go too (to a file of scores for the levels
         // above, or nowhere): the captures' passes have the room they held.
-        self.keep_for_above(held, seeds, boards, values)?;
+        // (Under MPI, rank 0 keeps its share, as every rank does.)
+        if self.ranks.size() > 1 {
+            self.keep_share(held, seeds, solved.partitions, values, 0);
+        } else {
+            self.keep_for_above(held, seeds, boards, values)?;
+        }
         let counts_all = match counts_all {
             CountsAll::Counted(counts) => counts,
             CountsAll::Captures(unstored) => {
@@ -270,8 +275,11 @@ impl Build<'_> {
         // (level 24 in 420M: initial pass 106.8 s at random, with the
         // pages given back under the ceiling as fast as they come,
         // 61.1 s sorted, with 33 bytes a board read from disk besides).
-        let sorts = self.lower_in_files
-            && ((level_plan.on_disk && reached_below > cache_room) || level_plan.cold_in_file);
+        // Under MPI the lower levels are shared out among the ranks, and
+        // the captures asked of their owners in the same sorted windows.
+        let sorts = self.ranks.size() > 1
+            || self.lower_in_files
+                && ((level_plan.on_disk && reached_below > cache_room) || level_plan.cold_in_file);
         SolveOptions {
             record_generations: options.certificate,
             list_entries: Some(level_plan.list_entries),
@@ -298,10 +306,10 @@ impl Build<'_> {
                 level_plan.lookups_within(options.memory, cells as u64)
             }),
             // Where the sorted windows also value the unstored boards'
-            // captures for the statistics (one process: the file is the
-            // whole level's).
-            unstored_captures: (sorts && self.ranks.size() == 1)
-                .then(|| self.level_dir(seeds).join(UNSTORED_CAPTURES)),
+            // captures for the statistics (under MPI, a file per rank, each
+            // valuing the unstored boards of its share, gathered into rank
+            // 0's).
+            unstored_captures: sorts.then(|| self.level_dir(seeds).join(self.unstored_name())),
             // The cells stay, named as solved, until the level file is
             // written: a run stopped while it writes resumes there.
             keep_level_dir: true,
@@ -516,6 +524,47 @@ impl Build<'_> {
             },
         );
         (written, counts_stored, counts_all)
+    }
+
+    /// The name of the file of the unstored boards' captures of this rank
+    /// (see [`SolveOptions::unstored_captures`]).
+    fn unstored_name(&self) -> String {
+        if self.ranks.is_root() {
+            UNSTORED_CAPTURES.to_string()
+        } else {
+            format!("{UNSTORED_CAPTURES}-rank-{}", self.ranks.rank())
+        }
+    }
+
+    /// Keeps this rank's share of level `seeds` (solved in `partitions`;
+    /// `values` from board `first`: the whole level on rank 0, the share on
+    /// the others) for the levels above that read it, in memory: under MPI
+    /// no rank holds a lower level whole, and the captures of the levels
+    /// above are asked of the ranks that hold them (see
+    /// [`awari_dbformat::cluster::Shares`]).
+    fn keep_share(
+        &self,
+        held: &mut Held,
+        seeds: u32,
+        partitions: Partitions,
+        values: Arc<Values>,
+        first: u64,
+    ) {
+        if !self.read_above(seeds) {
+            return;
+        }
+        let (ranks, rank) = (self.ranks.size(), self.ranks.rank());
+        let shares = partitions.shares(ranks);
+        let mine = shares.range(rank);
+        let share = if first == mine.start && values.len() as u64 == mine.end - mine.start {
+            values
+        } else {
+            let (from, to) = ((mine.start - first) as usize, (mine.end - first) as usize);
+            let mut share = Values::zeroed(mine.end - mine.start);
+            share.copy_from_slice(&values[from..to]);
+            Arc::new(share)
+        };
+        held.lower.insert_shared(seeds, shares, rank, share);
     }
 
     /// Keeps the `values` of level `seeds` (`boards` boards) for the levels

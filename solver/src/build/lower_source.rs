@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use awari_dbformat::capture_reaches;
+use awari_dbformat::cluster::{Ranks, Shares};
 use awari_dbformat::file::{self, LevelId, LevelReader};
 use awari_dbformat::level::Values;
 use awari_dbformat::memory::resident;
@@ -15,6 +16,7 @@ use awari_dbformat::{Index, Rules};
 use indicatif::ProgressBar;
 
 use crate::error::SolveError;
+use crate::retro;
 
 use awari_dbformat::level::scores::{decode_scores, decode_scores_into, scores_in_file};
 use awari_dbformat::Levels;
@@ -37,6 +39,8 @@ pub(super) struct LowerSource<'a> {
     pub scores_dir: Option<PathBuf>,
     /// Show what is read on the terminal.
     pub progress: bool,
+    /// The ranks: with several, each holds its share of each level.
+    pub ranks: &'a dyn Ranks,
 }
 
 impl LowerSource<'_> {
@@ -64,6 +68,11 @@ impl LowerSource<'_> {
                 index.level_size(s)
             ));
             bar.enable_steady_tick(std::time::Duration::from_millis(250));
+            if self.ranks.size() > 1 {
+                self.load_share(s, lower)?;
+                bar.finish_and_clear();
+                continue;
+            }
             let values = match &self.scores_dir {
                 Some(work_dir) => {
                     let level = file::level_path(self.dir, self.id(s));
@@ -76,6 +85,22 @@ impl LowerSource<'_> {
             bar.finish_and_clear();
             lower.insert(s, Arc::new(values));
         }
+        Ok(())
+    }
+
+    /// Loads this rank's share of level `seeds` into `lower`, which holds
+    /// this rank's share of every level its captures reach: an even share
+    /// of whole blocks ([`Shares::even`]), decoded with the other ranks
+    /// ([`retro::decode_share`]).
+    ///
+    /// # Errors
+    /// A level file that is missing, corrupt or of other rules.
+    fn load_share(&self, seeds: u32, lower: &mut Levels) -> Result<(), SolveError> {
+        let reader = self.open(seeds)?;
+        let shares = Shares::even(reader.boards(), self.ranks.size());
+        let share = shares.range(self.ranks.rank());
+        let values = retro::decode_share(&reader, lower, self.ranks, share)?;
+        lower.insert_shared(seeds, shares, self.ranks.rank(), Arc::new(values));
         Ok(())
     }
 

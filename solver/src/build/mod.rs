@@ -254,7 +254,9 @@ impl<'a> Build<'a> {
         fs::create_dir_all(&options.dir).map_err(awari_dbformat::Error::io(&options.dir))?;
         let last_missing = last_missing(plan, options);
         let lower = Levels::new(rules.pits());
-        let lower_in_files = lower_levels_in_files(plan, options, last_missing);
+        // (Under MPI each rank holds its share of the lower levels in
+        // memory.)
+        let lower_in_files = ranks.size() == 1 && lower_levels_in_files(plan, options, last_missing);
         let work_dir = options.work_dir();
         if lower_in_files && last_missing.is_some() {
             fs::create_dir_all(&work_dir).map_err(awari_dbformat::Error::io(&work_dir))?;
@@ -268,6 +270,7 @@ impl<'a> Build<'a> {
             levels: &plan.levels,
             scores_dir: lower_in_files.then(|| work_dir.clone()),
             progress: options.progress,
+            ranks,
         };
         let spare = if lower_in_files && ranks.is_root() {
             plan_levels(plan, options)
@@ -355,6 +358,9 @@ impl<'a> Build<'a> {
         seeds: u32,
         path: &Path,
     ) -> Result<LevelReport, SolveError> {
+        if self.ranks.size() > 1 {
+            return self.count_present_alone(seeds, path);
+        }
         let decoded;
         let values = if self.read_above(seeds) {
             self.lower_levels.load_below(seeds + 2, &mut held.lower)?;
@@ -375,6 +381,31 @@ impl<'a> Build<'a> {
             resident::room(0),
         );
         bar.finish_and_clear();
+        write_report(&stats_path(path), &r)?;
+        Ok(r)
+    }
+
+    /// [`Build::count_present`] under MPI, by rank 0 alone (the ranks hold
+    /// shares of the levels, and only rank 0 reports): the level and those
+    /// its captures reach decoded whole, for this count only. (A rare case:
+    /// a run stopped between a level's file and its statistics.)
+    fn count_present_alone(&self, seeds: u32, path: &Path) -> Result<LevelReport, SolveError> {
+        let alone = LowerSource {
+            scores_dir: None,
+            ranks: &OneProcess,
+            ..self.lower_levels
+        };
+        let mut lower = Levels::new(self.plan.rules.pits());
+        alone.load_below(seeds, &mut lower)?;
+        let values = alone.decode(seeds, &lower)?;
+        let reader = LevelReader::open_expecting(path, self.id(seeds))?;
+        let r = make_report(
+            self.id(seeds),
+            &values,
+            &lower,
+            reader.file_bytes(),
+            resident::room(0),
+        );
         write_report(&stats_path(path), &r)?;
         Ok(r)
     }

@@ -1,10 +1,16 @@
 //! The level's values, free bits and generations assembled from its
 //! partitions', three ways: a single partition in memory gives its own
 //! arrays; several in memory are copied into new ones (and, with several
-//! ranks, each rank's own are merged on every rank); on disk, they are
-//! copied into files of the level's directory, which take the page cache,
-//! not memory the budget has no room for.
+//! ranks, each rank keeps its own share, and rank 0, which writes the
+//! level, gets the others' too); on disk, they are copied into files of the
+//! level's directory, which take the page cache, not memory the budget has
+//! no room for.
 
+use std::ops::Range;
+
+use awari_dbformat::cluster::{gather_parts_to_root, Ranks};
+#[cfg(doc)]
+use awari_dbformat::cluster::Shares;
 use awari_dbformat::level::{Generations, Values};
 use awari_dbformat::memory::huge::HugeArray;
 
@@ -17,9 +23,11 @@ use crate::error::SolveError;
 /// A level's values, free bits and (when recorded) generations.
 pub(super) type Assembled = (Values, HugeArray, Option<Generations>);
 
-/// The values, free bits and generations of the whole of `level` from the
-/// partitions of `work`, on every rank; the level's directory is removed
-/// once they are read, unless the options keep it.
+/// The values, free bits and generations of `level` from the partitions of
+/// `work`, and the first board they hold: the whole level's (from board
+/// 0), but on a rank other than 0 under MPI, which gets its share only;
+/// the level's directory is removed once they are read, unless the
+/// options keep it.
 ///
 /// # Errors
 /// A partition's file that cannot be mapped, or a file of the level's
@@ -27,16 +35,17 @@ pub(super) type Assembled = (Values, HugeArray, Option<Generations>);
 pub(super) fn level_values<L: Packing>(
     level: &Level,
     work: LevelState<L>,
-) -> Result<Assembled, SolveError> {
+) -> Result<(Assembled, u64), SolveError> {
     let LevelState { store, states } = work;
+    let whole = 0..level.boards;
     match store {
         Store::Memory if level.ranks.size() > 1 => across_ranks(level, states),
-        Store::Memory => in_memory(states, level, |_| true),
+        Store::Memory => Ok((in_memory(states, level, whole, |_| true)?, 0)),
         Store::Disk(disk) => {
             let assembled = assemble(
                 states,
                 level.seeds,
-                level.boards,
+                whole,
                 |_| true,
                 |p, state| disk.load(p, state),
                 |name, bytes| disk.array(name, bytes),
@@ -44,51 +53,106 @@ pub(super) fn level_values<L: Packing>(
             if !level.options.keep_level_dir {
                 disk.remove()?;
             }
-            Ok(assembled)
+            Ok((assembled, 0))
         }
     }
 }
 
-/// Each rank's own partitions in arrays of zeros, then the whole level on
-/// every rank.
-fn across_ranks<L: Packing>(level: &Level, states: Vec<State<L>>) -> Result<Assembled, SolveError> {
+/// Under MPI: each rank's own partitions, its share of the level ([`Shares`],
+/// a run of partitions), assembled; then rank 0, which writes the level,
+/// gets the others' shares in place, and returns the whole level, the
+/// others their shares.
+fn across_ranks<L: Packing>(
+    level: &Level,
+    states: Vec<State<L>>,
+) -> Result<(Assembled, u64), SolveError> {
     let ranks = level.ranks;
-    let (mut values, mut free, mut generations) = in_memory(states, level, |p| level.owns(p))?;
-    ranks.or_bytes(values.bytes_mut());
-    ranks.or_bytes(&mut free);
+    let shares = level.partitions.shares(ranks.size());
+    let span = if ranks.is_root() {
+        0..level.boards
+    } else {
+        shares.range(ranks.rank())
+    };
+    let first = span.start;
+    let (mut values, mut free, mut generations) =
+        in_memory(states, level, span.clone(), |p| level.owns(p))?;
     if level.options.record_generations {
-        // (Made here by a rank that owns no partition: every rank
-        // must take part.)
-        let g = generations.get_or_insert_with(|| Generations::zeroed(level.boards));
-        ranks.or_bytes(g.bytes_mut());
+        // (Made here by a rank that owns no partition: every rank must
+        // take part.)
+        generations.get_or_insert_with(|| Generations::zeroed(span.end - span.start));
     }
-    Ok((values, free, generations))
+    // Each array's part of each rank, in bytes of the whole level's (a
+    // share starts at a multiple of 64 boards: its free words follow the
+    // ones before, and the last share's end rounds up to a whole word).
+    let parts = |bytes: &dyn Fn(u64) -> u64| -> Vec<Range<u64>> {
+        (0..ranks.size())
+            .map(|r| shares.range(r))
+            .map(|s| bytes(s.start)..bytes(s.end))
+            .collect()
+    };
+    let free_bytes = |board: u64| 8 * board.div_ceil(64);
+    gather_array(ranks, &parts(&|b| b), first, values.bytes_mut())?;
+    gather_array(ranks, &parts(&free_bytes), free_bytes(first), &mut free)?;
+    if let Some(g) = generations.as_mut() {
+        gather_array(ranks, &parts(&|b| 2 * b), 2 * first, g.bytes_mut())?;
+    }
+    Ok(((values, free, generations), first))
 }
 
-/// [`assemble`] of the partitions in memory that are `ours`.
+/// Sends each rank's part of an array (`parts`, in bytes of the whole
+/// array; this rank's held in `bytes`, from byte `first`) to rank 0, which
+/// holds the whole array.
+fn gather_array(
+    ranks: &dyn Ranks,
+    parts: &[Range<u64>],
+    first: u64,
+    bytes: &mut [u8],
+) -> Result<(), SolveError> {
+    // (The closures share `bytes`: one reads on the other ranks, the other
+    // writes on rank 0.)
+    let bytes = std::cell::RefCell::new(bytes);
+    let read = |range: Range<u64>| {
+        let at = (range.start - first) as usize..(range.end - first) as usize;
+        Ok(bytes.borrow()[at].to_vec())
+    };
+    let write = |at: u64, part: &[u8]| {
+        let at = at as usize;
+        bytes.borrow_mut()[at..at + part.len()].copy_from_slice(part);
+        Ok(())
+    };
+    gather_parts_to_root(ranks, parts, GATHER_PIECE, read, write)
+}
+
+/// The most bytes a rank sends rank 0 in one round of [`gather_array`].
+const GATHER_PIECE: u64 = 1 << 28;
+
+/// [`assemble`] of the partitions in memory that are `ours`, into arrays
+/// for boards `span`.
 fn in_memory<L: Packing>(
     states: Vec<State<L>>,
     level: &Level,
+    span: Range<u64>,
     ours: impl Fn(usize) -> bool,
 ) -> Result<Assembled, SolveError> {
     assemble(
         states,
         level.seeds,
-        level.boards,
+        span,
         ours,
         |_, _| Ok(()),
         |_, bytes| Ok(HugeArray::zeroed(bytes)),
     )
 }
 
-/// The values, free bits and generations of the whole level from those of
-/// its partitions (in order) that are `ours`, each made at hand by `load`
+/// The values, free bits and generations of the level's boards `span`
+/// (whole partitions, from a multiple of 64 boards) from those of its
+/// partitions (in order) that are `ours`, each made at hand by `load`
 /// first, into arrays of zeros that `array(name, bytes)` makes; a single
 /// partition in memory gives its own arrays.
 fn assemble<L: Packing>(
     mut states: Vec<State<L>>,
     seeds: u32,
-    boards: u64,
+    span: Range<u64>,
     ours: impl Fn(usize) -> bool,
     load: impl Fn(usize, &mut State<L>) -> Result<(), SolveError>,
     array: impl Fn(&str, usize) -> Result<HugeArray, SolveError>,
@@ -102,6 +166,7 @@ fn assemble<L: Packing>(
         let (values, free) = state.into_values(seeds)?;
         return Ok((values, free, generations));
     }
+    let boards = span.end - span.start;
     // The level's statistics read the values at random (a child of an
     // unstored board): see `HugeArray::advise_random`.
     let values = array("level-values", boards as usize)?;
@@ -115,7 +180,11 @@ fn assemble<L: Packing>(
         }
         load(p, &mut state)?;
         let range = state.range();
-        let (start, end) = (range.start as usize, range.end as usize);
+        debug_assert!(span.start <= range.start && range.end <= span.end);
+        let (start, end) = (
+            (range.start - span.start) as usize,
+            (range.end - span.start) as usize,
+        );
         if let Some(own) = state.generations.take() {
             if generations.is_none() {
                 let bytes = 2 * boards as usize;

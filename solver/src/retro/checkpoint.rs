@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use super::init;
+use super::{init, owners};
 use super::solve::Level;
 use super::state::State;
 use super::store::{summaries, DiskStore, LevelState, Manifest, Store};
@@ -131,8 +131,15 @@ fn run_initial_pass<L: Packing, const P: usize>(
 ) -> Result<f64, SolveError> {
     let started = Instant::now();
     let options = level.options;
+    // Under MPI the lower levels are shared out: the captures are looked up
+    // in sorted windows, asked of the ranks that hold them.
+    let shared = level.ranks.size() > 1;
+    let sorted_lookups = match options.sorted_lookups {
+        None if shared => Some(SHARED_WINDOW_LOOKUPS),
+        sorted => sorted,
+    };
     let unstored = match &options.unstored_captures {
-        Some(path) if options.sorted_lookups.is_some() && level.ranks.size() == 1 => {
+        Some(path) if sorted_lookups.is_some() => {
             let fresh = initialised.iter().all(|&n| n == 0);
             UnstoredCaptures::open(path, level.index, level.seeds, fresh)?
         }
@@ -162,14 +169,32 @@ fn run_initial_pass<L: Packing, const P: usize>(
             progress: level.progress,
             unstored: unstored.as_ref(),
         };
-        let sorted_lookups = level.options.sorted_lookups;
-        init::initialise::<L, P>(&pass, sorted_lookups, on_disk, from, &mut after_window)?;
+        let ranks = level.ranks;
+        init::initialise::<L, P>(&pass, ranks, sorted_lookups, on_disk, from, &mut after_window)?;
     }
-    if let Some(unstored) = unstored {
-        unstored.finish()?;
+    if shared {
+        // This rank's windows are done; the others may still ask.
+        owners::answer_until_all_done(level.ranks, level.lower);
+    }
+    match unstored {
+        Some(unstored) if shared => {
+            // Rank 0 writes the level and counts it: the values go to it.
+            unstored.gather_to_root(level.ranks, &level.partitions.shares(level.ranks.size()))?;
+            if level.ranks.is_root() {
+                unstored.finish()?;
+            } else {
+                unstored.discard()?;
+            }
+        }
+        Some(unstored) => unstored.finish()?,
+        None => {}
     }
     Ok(seconds_before + started.elapsed().as_secs_f64())
 }
+
+/// The lookups of a window of the initial pass under MPI when the options
+/// set none (`SolveOptions::sorted_lookups`): 64 Mi, 1 GiB of them.
+const SHARED_WINDOW_LOOKUPS: usize = 1 << 26;
 
 /// How far the initial pass is, partition by partition. On disk, the boards
 /// done are checkpointed as the pass goes (at most every

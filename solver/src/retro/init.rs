@@ -16,6 +16,7 @@ use std::ops::Range;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicI8, AtomicU64};
 
+use awari_dbformat::cluster::Ranks;
 use awari_dbformat::memory::cache::prefetch;
 use awari_dbformat::memory::resident;
 use awari_dbformat::Levels;
@@ -23,6 +24,7 @@ use awari_dbformat::{Board, Gain, Index, MoveList, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
+use super::owners;
 use super::state::{State, SUMMARY_WORDS};
 use super::unstored::{UnstoredCaptures, NO_CAPTURE};
 use crate::cells::{Cell, Packing};
@@ -59,19 +61,22 @@ pub(super) struct Pass<'a, L: Packing> {
 /// `sorted_lookups`, as [`init_sorted`] in its windows; else as [`init`],
 /// in windows of [`INIT_WINDOW_CHUNKS`] chunks when `windows` (a level on
 /// disk, checkpointed as it goes), in one otherwise. `after_window` is
-/// called after each window.
+/// called after each window. With several `ranks`, the lower levels are
+/// shared out among them, and the sorted windows ask the ranks that hold
+/// the children ([`super::owners`]).
 ///
 /// # Errors
 /// The first error `after_window` returns.
 pub(super) fn initialise<L: Packing, const P: usize>(
     pass: &Pass<L>,
+    ranks: &dyn Ranks,
     sorted_lookups: Option<usize>,
     windows: bool,
     from: u64,
     after_window: &mut AfterWindow,
 ) -> Result<(), SolveError> {
     if let Some(max) = sorted_lookups {
-        return init_sorted::<L, P>(pass, max, from, after_window);
+        return init_sorted::<L, P>(pass, ranks, max, from, after_window);
     }
     let size = pass.state.size;
     let window = if windows {
@@ -225,7 +230,7 @@ struct Lookup {
 
 /// Where a [`Lookup`]'s child level starts in its key (indices stay below
 /// 2^42: level 48 has 2^37.6 boards).
-const LEVEL_SHIFT: u32 = 42;
+pub(super) const LEVEL_SHIFT: u32 = 42;
 
 /// Lookups read by one task of [`init_sorted`]; their children's pages are
 /// read ahead together.
@@ -242,13 +247,15 @@ const LOOKUP_RUN: usize = 1 << 16;
 /// told the boards done. The cells and summaries are those of [`init`].
 /// With `pass.unstored`, each window's lookups also hold those of its share
 /// of the unstored boards ([`UnstoredCaptures::first_with`]), whose best
-/// captures are written to their file.
+/// captures are written to their file. With several `ranks`, each window is
+/// a round of asks among them ([`super::owners`]).
 ///
 /// # Errors
 /// The first error `after_window` returns, or an unstored boards' file
 /// that cannot be written.
 fn init_sorted<L: Packing, const P: usize>(
     pass: &Pass<L>,
+    ranks: &dyn Ranks,
     max_lookups: usize,
     from: u64,
     after_window: &mut AfterWindow,
@@ -258,17 +265,26 @@ fn init_sorted<L: Packing, const P: usize>(
     // Lookups per board, as measured so far (a guess at first).
     let mut per_board = 2.0f64;
     let mut at = chunk_range::<L>(pass.state, from..pass.state.size).start;
+    let shared = ranks.size() > 1;
     while at < chunks.len() {
+        if shared {
+            // (A round of asks among the ranks: see `owners`.)
+            owners::more_to_ask(ranks, true);
+        }
         // 1. Each chunk's cells without their captures, and its lookups.
         let mut window = collect_window::<L, P>(pass, &chunks, at, max_lookups, &mut per_board);
         // 2. The lookups in the order of their children.
         window
             .lookups
             .par_sort_unstable_by_key(|l: &Lookup| l.child);
-        // 3. The best capture of each board, the children read in order.
+        // 3. The best capture of each board, the children read in order
+        // (or asked of the ranks that hold them).
         let unstored_boards = (window.unstored.end - window.unstored.start) as usize;
-        let (best, best_unstored) =
-            best_captures(pass.lower, &window.lookups, window.boards, unstored_boards);
+        let (best, best_unstored) = if shared {
+            best_captures_asked(ranks, pass.lower, &window.lookups, window.boards, unstored_boards)
+        } else {
+            best_captures(pass.lower, &window.lookups, window.boards, unstored_boards)
+        };
         drop(window.lookups);
         // 4. The cells with their best capture, stored; the unstored
         // boards' best, written.
@@ -392,8 +408,7 @@ fn best_captures(
     boards: usize,
     unstored: usize,
 ) -> (Vec<AtomicI8>, Vec<AtomicI8>) {
-    let best: Vec<AtomicI8> = (0..boards).map(|_| AtomicI8::new(i8::MIN)).collect();
-    let best_unstored: Vec<AtomicI8> = (0..unstored).map(|_| AtomicI8::new(NO_CAPTURE)).collect();
+    let (best, best_unstored) = no_captures_yet(boards, unstored);
     lookups.par_chunks(LOOKUP_RUN).for_each(|run| {
         read_ahead(lower, run);
         for l in run {
@@ -406,6 +421,38 @@ fn best_captures(
         resident::hold();
     });
     (best, best_unstored)
+}
+
+/// [`best_captures`] with the lower levels shared out among the ranks:
+/// the children's scores asked of the ranks that hold them, in one round
+/// ([`owners::children_scores`]).
+fn best_captures_asked(
+    ranks: &dyn Ranks,
+    lower: &Levels,
+    lookups: &[Lookup],
+    boards: usize,
+    unstored: usize,
+) -> (Vec<AtomicI8>, Vec<AtomicI8>) {
+    let scores = owners::children_scores(ranks, lower, lookups.iter().map(|l| l.child));
+    let (best, best_unstored) = no_captures_yet(boards, unstored);
+    lookups
+        .par_iter()
+        .zip(scores.par_iter())
+        .for_each(|(l, &score)| {
+            let value = l.gain.value(Score::new(score)).get();
+            let best = if l.unstored { &best_unstored } else { &best };
+            best[l.board as usize].fetch_max(value, Relaxed);
+        });
+    (best, best_unstored)
+}
+
+/// The best capture values of a window's `boards` stored and `unstored`
+/// boards before any capture is read.
+fn no_captures_yet(boards: usize, unstored: usize) -> (Vec<AtomicI8>, Vec<AtomicI8>) {
+    (
+        (0..boards).map(|_| AtomicI8::new(i8::MIN)).collect(),
+        (0..unstored).map(|_| AtomicI8::new(NO_CAPTURE)).collect(),
+    )
 }
 
 /// Stores the `cells` of each chunk of `window`, each with the `best` value

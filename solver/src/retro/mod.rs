@@ -92,8 +92,9 @@
 //! ## Where things are
 //! - `solve`: one level, phase by phase (set up, initial pass, stages,
 //!   assembly); `options`: [`SolveOptions`] and the memory per board.
-//! - `init`: the initial pass over one partition; `checkpoint`: resuming
-//!   a level and the checkpoints it makes.
+//! - `init`: the initial pass over one partition; `owners`: its captures
+//!   asked of the ranks that hold their lower levels' boards, under MPI;
+//!   `checkpoint`: resuming a level and the checkpoints it makes.
 //! - `stage_loop`: the stages and their generations over the partitions;
 //!   `stage`: one partition's steps (seed, visit, take updates); `batch`:
 //!   the parents told by a visit; `mail`: the updates between partitions;
@@ -108,10 +109,12 @@ mod assemble;
 mod batch;
 mod checkpoint;
 mod cold;
+mod decode_share;
 mod exchange;
 mod init;
 mod mail;
 mod options;
+mod owners;
 mod partition;
 mod solve;
 mod stage;
@@ -126,6 +129,7 @@ pub(crate) use options::{
     GENERATION_BYTES_PER_BOARD, LIST_ENTRY_BYTES, LIVE_GENERATIONS,
 };
 pub use partition::Partitions;
+pub(crate) use decode_share::decode_share;
 pub(crate) use store::dir_bytes;
 pub use unstored::{read_unstored_captures, remove_unstored_captures, NO_CAPTURE};
 
@@ -174,8 +178,13 @@ pub struct Stage {
 pub struct SolvedLevel {
     /// What each rank did, by rank (empty in one process).
     pub ranks: Vec<RankFigures>,
-    /// The values, one signed byte per board in index order.
+    /// The values, one signed byte per board in index order (from board
+    /// `first`).
     pub values: Values,
+    /// The board of the first of `values`, `free` and `generations`: 0, but
+    /// on ranks other than 0 under MPI, which hold their share of the level
+    /// only (rank 0 writes it).
+    pub first: u64,
     /// One bit per board (bit `i % 64` of word `i / 64` of
     /// [`HugeArray::as_u64`]), set when a capture reaches the board's value:
     /// the level file may store a lower bound.

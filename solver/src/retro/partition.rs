@@ -8,6 +8,11 @@
 
 use std::ops::Range;
 
+use awari_dbformat::cluster::shares::aligned_size;
+use awari_dbformat::cluster::Shares;
+#[cfg(doc)]
+use awari_dbformat::cluster::SHARE_ALIGN;
+
 /// The partitions of one level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Partitions {
@@ -23,8 +28,15 @@ impl Partitions {
     /// one) of equal size but the last, a multiple of 64 boards each. A
     /// level too small for `wanted` gets fewer ([`Partitions::count`]).
     pub fn new(boards: u64, wanted: u64) -> Partitions {
-        let wanted = wanted.max(1);
-        let size = boards.div_ceil(wanted).next_multiple_of(64).max(64);
+        Partitions::aligned(boards, wanted, 64)
+    }
+
+    /// [`Partitions::new`] with partitions of a multiple of `align` boards
+    /// (itself a multiple of 64): under MPI, [`SHARE_ALIGN`], so that the
+    /// ranks' shares of the level are whole blocks of its file.
+    pub fn aligned(boards: u64, wanted: u64, align: u64) -> Partitions {
+        debug_assert!(align.is_multiple_of(64));
+        let size = aligned_size(boards, wanted, align);
         Partitions {
             boards,
             size,
@@ -55,6 +67,11 @@ impl Partitions {
         assert!(p < self.count(), "partition {p} of {}", self.count());
         let start = p as u64 * self.size;
         start..(start + self.size).min(self.boards)
+    }
+
+    /// The ranks' shares of the level: the runs of partitions each owns.
+    pub fn shares(&self, ranks: usize) -> Shares {
+        Shares::of_partitions(self.boards, self.size, self.count(), ranks)
     }
 
     /// The partition that holds level index `q`.

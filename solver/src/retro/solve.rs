@@ -4,7 +4,7 @@
 //! ([`super::stage_loop`]), and the level's values assembled from its
 //! partitions' ([`super::assemble`]).
 
-use awari_dbformat::cluster::{OneProcess, Ranks};
+use awari_dbformat::cluster::{OneProcess, Ranks, SHARE_ALIGN};
 use awari_dbformat::file::LevelId;
 use awari_dbformat::Levels;
 use awari_dbformat::{with_pits, Index, Rules};
@@ -91,7 +91,13 @@ impl<'a> Level<'a> {
         let index = Index::for_pits(job.rules.pits());
         let boards = index.level_size(job.seeds);
         let wanted = job.options.partitions.max(job.ranks.size() as u64);
-        let partitions = Partitions::new(boards, wanted);
+        // (Under MPI, whole blocks of the level file: each rank keeps its
+        // partitions' values as its share of the level.)
+        let partitions = if job.ranks.size() > 1 {
+            Partitions::aligned(boards, wanted, SHARE_ALIGN)
+        } else {
+            Partitions::new(boards, wanted)
+        };
         Level {
             rules: job.rules,
             seeds: job.seeds,
@@ -174,9 +180,10 @@ fn solve<L: Packing, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, So
     )?;
     checkpoint::finish(&level, &mut work, &stages, start.init_seconds)?;
     level.progress.set_message("done");
-    let (values, free, generations) = assemble::level_values(&level, work)?;
+    let ((values, free, generations), first) = assemble::level_values(&level, work)?;
     Ok(Some(SolvedLevel {
         values,
+        first,
         ranks: exchange::rank_figures(&level, traffic_before, updates_to_ranks),
         free,
         stages,

@@ -25,6 +25,7 @@ use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use awari_dbformat::cluster::{gather_parts_to_root, Ranks, Shares};
 use awari_dbformat::{Board, Error, Index, UnstoredRow};
 
 use crate::error::SolveError;
@@ -78,11 +79,17 @@ impl UnstoredCaptures {
             if let Some(dir) = path.parent() {
                 fs::create_dir_all(dir).map_err(Error::io(dir))?;
             }
-            let file = File::create(&path).map_err(Error::io(&path))?;
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&path)
+                .map_err(Error::io(&path))?;
             file.set_len(boards).map_err(Error::io(&path))?;
             file
         } else {
-            match OpenOptions::new().write(true).open(&path) {
+            match OpenOptions::new().read(true).write(true).open(&path) {
                 Ok(file) if file.metadata().is_ok_and(|m| m.len() == boards) => file,
                 _ => return Ok(None),
             }
@@ -156,6 +163,46 @@ impl UnstoredCaptures {
         Ok(())
     }
 
+    /// Under MPI, where each rank's windows valued the unstored boards that
+    /// go with its share of the stored ones (`shares`): the other ranks'
+    /// values sent to rank 0 and written into its file, which then holds
+    /// every unstored board's (the others' files can go:
+    /// [`UnstoredCaptures::discard`]). In rounds of at most
+    /// [`GATHER_PIECE`] bytes from each rank; every rank calls it.
+    ///
+    /// # Errors
+    /// A file that cannot be read or written.
+    pub fn gather_to_root(&self, ranks: &dyn Ranks, shares: &Shares) -> Result<(), SolveError> {
+        let parts: Vec<Range<u64>> = (0..ranks.size())
+            .map(|r| shares.range(r))
+            .map(|stored| self.first_with(stored.start)..self.first_with(stored.end))
+            .collect();
+        let read = |range: Range<u64>| -> Result<Vec<u8>, SolveError> {
+            let mut bytes = vec![0u8; (range.end - range.start) as usize];
+            self.file
+                .read_exact_at(&mut bytes, range.start)
+                .map_err(Error::io(&self.path))?;
+            Ok(bytes)
+        };
+        let write = |at: u64, bytes: &[u8]| {
+            self.file
+                .write_all_at(bytes, at)
+                .map_err(Error::io(&self.path))
+                .map_err(SolveError::from)
+        };
+        gather_parts_to_root(ranks, &parts, GATHER_PIECE, read, write)
+    }
+
+    /// Removes the file, whose values have gone to rank 0
+    /// ([`UnstoredCaptures::gather_to_root`]).
+    ///
+    /// # Errors
+    /// A file that cannot be removed.
+    pub fn discard(self) -> Result<(), SolveError> {
+        fs::remove_file(&self.path).map_err(Error::io(&self.path))?;
+        Ok(())
+    }
+
     /// Gives the file its complete name: every unstored board has been
     /// valued.
     ///
@@ -167,6 +214,10 @@ impl UnstoredCaptures {
         Ok(())
     }
 }
+
+/// The most bytes of unstored boards' values a rank sends rank 0 in one
+/// round of [`UnstoredCaptures::gather_to_root`] (within MPI's `int` counts).
+const GATHER_PIECE: u64 = 1 << 28;
 
 /// The best captures of every unstored board of a level, read from the
 /// whole file at `path` an initial pass wrote, if there is one.
