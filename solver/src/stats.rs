@@ -19,7 +19,12 @@ pub type Counts = BTreeMap<i8, u64>;
 
 /// Counts the values of the stored boards of a level.
 pub fn count_stored(values: &[i8]) -> Counts {
-    let histogram = values
+    counts_of_histogram(&histogram(values))
+}
+
+/// How many of `values` have each value, by the value's byte (`v as u8`).
+pub fn histogram(values: &[i8]) -> [u64; 256] {
+    values
         .par_chunks(1 << 20)
         .map(|chunk| {
             let mut h = [0u64; 256];
@@ -28,7 +33,11 @@ pub fn count_stored(values: &[i8]) -> Counts {
             }
             h
         })
-        .reduce(|| [0u64; 256], add_histograms);
+        .reduce(|| [0u64; 256], add_histograms)
+}
+
+/// The counts of a [`histogram`] (by value's byte, 256 of them).
+pub fn counts_of_histogram(histogram: &[u64]) -> Counts {
     (0..256usize)
         .filter(|&b| histogram[b] > 0)
         .map(|b| (b as u8 as i8, histogram[b]))

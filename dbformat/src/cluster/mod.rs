@@ -15,16 +15,19 @@
 //!   work is left ([`Ranks::sum`]): the end of a stage is the first round in
 //!   which no rank has a frontier and no update was sent;
 //! - at the end of a level, each rank keeps its share of the level's values
-//!   for the levels above, and sends it to rank 0
-//!   ([`gather_parts_to_root`]), which writes the file.
+//!   for the levels above, and the ranks write the level together: each
+//!   encodes the blocks of its share and rank 0 appends them to the file
+//!   ([`crate::file::shared`], [`gather_parts_to_root`]).
 //!
 //! The generations are the same as in one process with the same partitions,
-//! so the values, the free bits and the certificate are too, and rank 0
-//! writes the file one process would (the tests compare them byte for byte).
+//! so the values, the free bits and the certificate are too, and the ranks
+//! write the file one process would (the tests compare them byte for byte:
+//! under `mpirun`, and with ranks as threads of one process, [`threads`]).
 
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod shares;
+pub mod threads;
 
 pub use shares::{Shares, SHARE_ALIGN};
 

@@ -44,7 +44,7 @@ use crate::game::score::Score;
 use crate::index::Index;
 use crate::memory::cache::prefetch;
 
-use super::context::{symbol, usable_neighbours, Shape, PIT0_CLASSES};
+use super::context::{symbol, usable_neighbours, Counts, Shape, PIT0_CLASSES};
 use super::writer::spread_sample;
 use super::LevelId;
 
@@ -292,29 +292,62 @@ impl BoundChooser {
     /// # Panics
     /// When `unit` is 0.
     pub fn learn(id: LevelId, scores: &[i8], unit: u32) -> BoundChooser {
+        let boards = 0..scores.len() as u64;
+        let counts = BoundChooser::sample_counts(id, unit, scores.len() as u64, boards, scores);
+        BoundChooser::from_counts(id, unit, counts.as_ref())
+    }
+
+    /// The symbol counts [`BoundChooser::learn`] learns from, over the runs
+    /// of its sample (of a level of `boards` boards) that lie in boards
+    /// `share` (whose scores are `scores`): a rank's part, for a level
+    /// shared out among ranks (runs never straddle shares that start on
+    /// multiples of `unit`). Counts add up: the sum over the shares is the
+    /// whole level's. `None` when the board size has no contexts.
+    ///
+    /// # Panics
+    /// When `unit` is 0.
+    pub(crate) fn sample_counts(
+        id: LevelId,
+        unit: u32,
+        boards: u64,
+        share: Range<u64>,
+        scores: &[i8],
+    ) -> Option<Counts> {
         assert!(unit > 0, "runs of at least one board");
         let neighbours = usable_neighbours(id.rules.pits());
-        let unit = unit as usize;
         if neighbours == 0 {
+            return None;
+        }
+        let shape = Shape::new(id, neighbours, PIT0_CLASSES);
+        let at = |board: u64| (board - share.start) as usize;
+        let sample: Vec<(u64, &[i8])> = spread_sample(boards, unit, LEARN_BOARDS)
+            .into_iter()
+            .filter(|r| share.start <= r.start && r.end <= share.end)
+            .map(|r| (r.start, &scores[at(r.start)..at(r.end)]))
+            .collect();
+        Some(shape.count(id, &sample[..]))
+    }
+
+    /// The chooser learnt from the symbol counts of its sample
+    /// ([`BoundChooser::sample_counts`], `None` when the board size has no
+    /// contexts), in runs of `unit` boards.
+    pub(crate) fn from_counts(id: LevelId, unit: u32, counts: Option<&Counts>) -> BoundChooser {
+        let unit = unit as usize;
+        let Some((_, counts)) = counts else {
             return BoundChooser {
                 id,
                 shape: None,
                 best: Vec::new(),
                 unit,
             };
-        }
+        };
+        let neighbours = usable_neighbours(id.rules.pits());
         let shape = Shape::new(id, neighbours, PIT0_CLASSES);
         let alphabet = shape.alphabet;
-        let sample: Vec<(u64, &[i8])> =
-            spread_sample(scores.len() as u64, unit as u32, LEARN_BOARDS)
-                .iter()
-                .map(|r| (r.start, &scores[r.start as usize..r.end as usize]))
-                .collect();
-        let (_, counts) = shape.count(id, &sample[..]);
         let mut best: Vec<u8> = (0..shape.contexts())
             .flat_map(|_| 0..alphabet as u8)
             .collect();
-        for (&ctx, row) in &counts {
+        for (&ctx, row) in counts {
             let mut most = 0usize;
             for top in 0..alphabet {
                 if row[top] >= row[most] {
@@ -365,10 +398,24 @@ impl BoundChooser {
     /// # Panics
     /// When `start` is not a multiple of the run length or `free` is too short.
     pub fn choose(&self, start: u64, scores: &[i8], free: &[u64]) -> Vec<i8> {
+        self.choose_in(start, scores, free, 0)
+    }
+
+    /// [`BoundChooser::choose`] with `free` holding the bits of the boards
+    /// from `free_first` on (a multiple of 64): a rank's share of a level.
+    ///
+    /// # Panics
+    /// As [`BoundChooser::choose`], or when `start` is before `free_first`.
+    pub fn choose_in(&self, start: u64, scores: &[i8], free: &[u64], free_first: u64) -> Vec<i8> {
         let start = start as usize;
+        let free_first = free_first as usize;
         assert!(start.is_multiple_of(self.unit), "a piece starts a run");
         assert!(
-            free.len() * 64 >= start + scores.len(),
+            free_first.is_multiple_of(64) && free_first <= start,
+            "the free bits from a word's first board, before the piece's"
+        );
+        assert!(
+            free.len() * 64 >= start - free_first + scores.len(),
             "a free bit per board"
         );
         let Some(shape) = &self.shape else {
@@ -385,7 +432,7 @@ impl BoundChooser {
                 let mut sym = vec![alphabet as u8; run.len() + 1];
                 // Each board sees the values chosen before it, as its decoder will.
                 let chosen = shape.chain(id, first as u64, run.len(), &mut sym, &mut |i, ctx| {
-                    Some(self.stored_symbol(first + i, run[i], ctx, free))
+                    Some(self.stored_symbol(first + i - free_first, run[i], ctx, free))
                 });
                 debug_assert!(chosen.is_ok(), "choosing never fails");
                 for (o, &s) in out.iter_mut().zip(&sym[1..]) {

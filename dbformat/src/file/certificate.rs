@@ -63,63 +63,149 @@ pub fn certificate_path(dir: &Path, id: LevelId) -> PathBuf {
 /// [`Error::Io`] naming the file when writing fails (a full disk), and
 /// [`Error::Corrupt`] when `order` does not have one entry per board.
 pub fn write_certificate(dir: &Path, id: LevelId, order: &[u16]) -> Result<PathBuf> {
-    let path = certificate_path(dir, id);
-    let temp = path.with_extension(format!("{CERT_EXTENSION}.partial"));
-    if order.len() as u64 != id.boards() {
-        return Err(Error::Corrupt {
-            path: temp,
-            reason: format!(
-                "{} generations given for level {}, which has {} boards",
-                order.len(),
-                id.seeds,
-                id.boards()
-            ),
-        });
-    }
-    let io = |source| Error::Io {
-        path: temp.clone(),
-        source,
-    };
-    // Compressed slice by slice: a copy of the whole level in bytes would double
-    // what the certificate takes in memory (764 MB at level 24).
-    let payload = (|| {
-        let mut encoder = zstd::stream::write::Encoder::new(Vec::new(), ZSTD_LEVEL)?;
+    let mut writer = CertificateWriter::new(dir, id)?;
+    writer.push(order)?;
+    writer.finish()
+}
+
+/// A certificate written a piece at a time, the generations in index order
+/// (as the ranks of an MPI job send theirs to rank 0): the file
+/// [`write_certificate`] writes from the whole level at once.
+pub struct CertificateWriter {
+    id: LevelId,
+    path: PathBuf,
+    temp: PathBuf,
+    encoder: zstd::stream::write::Encoder<'static, Vec<u8>>,
+    /// Generations pushed so far.
+    pushed: u64,
+    /// Bytes not yet given to the encoder: it is given whole slices of
+    /// [`SLICE`] generations, whatever the pieces pushed.
+    pending: Vec<u8>,
+}
+
+impl CertificateWriter {
+    /// Starts the certificate of level `id` in directory `dir`.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when zstd cannot start (allocation failure, in practice).
+    pub fn new(dir: &Path, id: LevelId) -> Result<CertificateWriter> {
+        let path = certificate_path(dir, id);
+        let temp = path.with_extension(format!("{CERT_EXTENSION}.partial"));
+        let io = |source| Error::Io {
+            path: temp.clone(),
+            source,
+        };
+        let mut encoder = zstd::stream::write::Encoder::new(Vec::new(), ZSTD_LEVEL).map_err(io)?;
         // zstd's own workers, as many as the caller's threads (which wait
         // meanwhile): a level 24 certificate is a GB before compression. (The
         // frame is the same for any number of workers.)
-        encoder.multithread(rayon::current_num_threads().max(1) as u32)?;
-        let mut bytes = Vec::with_capacity(2 * SLICE);
-        for slice in order.chunks(SLICE) {
-            bytes.clear();
-            bytes.extend(slice.iter().flat_map(|g| g.to_le_bytes()));
-            encoder.write_all(&bytes)?;
-        }
-        encoder.finish()
-    })()
-    .map_err(io)?;
-    let mut header = Vec::with_capacity(HEADER_LEN);
-    header.extend_from_slice(MAGIC);
-    header.extend_from_slice(&VERSION.to_le_bytes());
-    header.push(id.rules.set().code());
-    header.push(id.rules.pits());
-    header.extend_from_slice(&id.seeds.to_le_bytes());
-    header.extend_from_slice(&id.boards().to_le_bytes());
-    header.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    header.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
-    let header_crc = crc32fast::hash(&header);
-    header.extend_from_slice(&header_crc.to_le_bytes());
-    let result = (|| {
-        let mut file = File::create(&temp)?;
-        file.write_all(&header)?;
-        file.write_all(&payload)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, &path)
-    })();
-    if let Err(source) = result {
-        let _ = std::fs::remove_file(&temp);
-        return Err(io(source));
+        encoder
+            .multithread(rayon::current_num_threads().max(1) as u32)
+            .map_err(io)?;
+        Ok(CertificateWriter {
+            id,
+            path,
+            temp,
+            encoder,
+            pushed: 0,
+            pending: Vec::with_capacity(2 * SLICE),
+        })
     }
-    Ok(path)
+
+    /// Appends the generations of the next boards, in index order.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when more arrive than the level has boards;
+    /// [`Error::Io`] when zstd fails.
+    pub fn push(&mut self, order: &[u16]) -> Result<()> {
+        if self.pushed + order.len() as u64 > self.id.boards() {
+            return Err(self.wrong_count(self.pushed + order.len() as u64));
+        }
+        self.pushed += order.len() as u64;
+        // Compressed slice by slice: a copy of the whole level in bytes would
+        // double what the certificate takes in memory (764 MB at level 24).
+        for &g in order {
+            self.pending.extend_from_slice(&g.to_le_bytes());
+            if self.pending.len() == 2 * SLICE {
+                self.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Gives the encoder the bytes pending.
+    fn flush(&mut self) -> Result<()> {
+        let temp = &self.temp;
+        self.encoder
+            .write_all(&self.pending)
+            .map_err(|source| Error::Io {
+                path: temp.clone(),
+                source,
+            })?;
+        self.pending.clear();
+        Ok(())
+    }
+
+    fn wrong_count(&self, count: u64) -> Error {
+        Error::Corrupt {
+            path: self.temp.clone(),
+            reason: format!(
+                "{count} generations given for level {}, which has {} boards",
+                self.id.seeds,
+                self.id.boards()
+            ),
+        }
+    }
+
+    /// Writes the file under its temporary name and renames it; returns the
+    /// final path.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when fewer generations than boards were pushed;
+    /// [`Error::Io`] naming the file when writing fails (a full disk).
+    pub fn finish(mut self) -> Result<PathBuf> {
+        if self.pushed != self.id.boards() {
+            return Err(self.wrong_count(self.pushed));
+        }
+        if !self.pending.is_empty() {
+            self.flush()?;
+        }
+        let CertificateWriter {
+            id,
+            path,
+            temp,
+            encoder,
+            ..
+        } = self;
+        let io = |source| Error::Io {
+            path: temp.clone(),
+            source,
+        };
+        let payload = encoder.finish().map_err(io)?;
+        let mut header = Vec::with_capacity(HEADER_LEN);
+        header.extend_from_slice(MAGIC);
+        header.extend_from_slice(&VERSION.to_le_bytes());
+        header.push(id.rules.set().code());
+        header.push(id.rules.pits());
+        header.extend_from_slice(&id.seeds.to_le_bytes());
+        header.extend_from_slice(&id.boards().to_le_bytes());
+        header.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        header.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+        let header_crc = crc32fast::hash(&header);
+        header.extend_from_slice(&header_crc.to_le_bytes());
+        let result = (|| {
+            let mut file = File::create(&temp)?;
+            file.write_all(&header)?;
+            file.write_all(&payload)?;
+            file.sync_all()?;
+            std::fs::rename(&temp, &path)
+        })();
+        if let Err(source) = result {
+            let _ = std::fs::remove_file(&temp);
+            return Err(io(source));
+        }
+        Ok(path)
+    }
 }
 
 /// Reads the certificate at `path`, which must belong to level `id`: one

@@ -132,7 +132,7 @@ impl fmt::Debug for RankModel {
 
 impl RankModel {
     /// Learns the orders from symbol counts per context (see [`Shape::count`]).
-    fn from_counts(shape: Shape, counts: &Counts) -> RankModel {
+    pub(crate) fn from_counts(shape: Shape, counts: &Counts) -> RankModel {
         let alphabet = shape.alphabet;
         let (global, counts) = counts;
         let mut contexts: Vec<(usize, &Vec<u64>)> = counts
@@ -343,14 +343,25 @@ impl Model {
         blocks: &(impl TrainingBlocks<'b> + ?Sized),
     ) -> Vec<(Model, Model)> {
         let widest = Shape::new(id, most, PIT0_CLASSES);
-        let counts = widest.count(id, blocks);
+        Model::train_all_from_counts(id, most, &widest.count(id, blocks))
+    }
+
+    /// [`Model::train_all`] from the counts over the blocks with `most`
+    /// neighbours (`Shape::count`; counts of several processes' blocks add
+    /// up to those of all the blocks).
+    pub(crate) fn train_all_from_counts(
+        id: LevelId,
+        most: usize,
+        counts: &Counts,
+    ) -> Vec<(Model, Model)> {
+        let widest = Shape::new(id, most, PIT0_CLASSES);
         (1..=most)
             .map(|k| {
                 let shape = Shape::new(id, k, PIT0_CLASSES);
                 let mine = if k == most {
                     counts.clone()
                 } else {
-                    shape.narrow_counts(&widest, &counts)
+                    shape.narrow_counts(&widest, counts)
                 };
                 (
                     Model::ContextRank(RankModel::from_counts(shape.clone(), &mine)),

@@ -281,6 +281,37 @@ impl Tally {
 /// Symbol counts: overall, and per context.
 pub(crate) type Counts = (Vec<u64>, HashMap<usize, Vec<u64>>);
 
+/// `counts` as words, to send to other processes: the overall counts, then
+/// each context's number and row (both ends know the alphabet's size).
+pub(crate) fn counts_to_words(counts: &Counts) -> Vec<u64> {
+    let (global, rows) = counts;
+    let mut words = global.clone();
+    for (&ctx, row) in rows {
+        words.push(ctx as u64);
+        words.extend_from_slice(row);
+    }
+    words
+}
+
+/// The sum of the counts of symbols of `alphabet` that `all` hold, as
+/// [`counts_to_words`] makes them: counts of parts of a sample add up to
+/// the whole sample's.
+pub(crate) fn sum_counts<'a>(alphabet: usize, all: impl IntoIterator<Item = &'a [u64]>) -> Counts {
+    let add = |sum: &mut [u64], more: &[u64]| sum.iter_mut().zip(more).for_each(|(s, m)| *s += m);
+    let mut global = vec![0u64; alphabet];
+    let mut rows: HashMap<usize, Vec<u64>> = HashMap::new();
+    for words in all {
+        let (overall, mut rest) = words.split_at(alphabet);
+        add(&mut global, overall);
+        while !rest.is_empty() {
+            let (ctx, row) = (rest[0] as usize, &rest[1..=alphabet]);
+            add(rows.entry(ctx).or_insert_with(|| vec![0; alphabet]), row);
+            rest = &rest[alphabet + 1..];
+        }
+    }
+    (global, rows)
+}
+
 /// Whole blocks of a level's values that a model learns from, in a fixed
 /// order: `(first board, values)` slices already in memory, or [`LazyBlocks`],
 /// made one at a time while they are counted (so that a sample of many

@@ -116,6 +116,7 @@ pub mod codec;
 pub mod context;
 pub mod layout;
 mod reader;
+pub mod shared;
 mod writer;
 mod zstd_ctx;
 
@@ -129,7 +130,7 @@ use crate::level::Bound;
 
 pub use ans::AnsModel;
 pub use bounds::{resolve, resolve_level, resolve_level_in, BoundChooser, Stored};
-pub use certificate::{certificate_path, read_certificate, write_certificate};
+pub use certificate::{certificate_path, read_certificate, write_certificate, CertificateWriter};
 pub use codec::{Encoding, Model, RankModel};
 pub use reader::LevelReader;
 pub use writer::{

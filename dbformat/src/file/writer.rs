@@ -545,7 +545,7 @@ impl LevelWriter {
         boards: usize,
         frame_of: impl Fn(&Model, u64, usize) -> std::io::Result<Vec<u8>> + Sync,
     ) -> Result<()> {
-        let State::Writing { model, table, .. } = &mut self.state else {
+        let State::Writing { model, .. } = &self.state else {
             unreachable!("blocks are written after start_writing");
         };
         let bb = self.options.block_boards as usize;
@@ -561,6 +561,22 @@ impl LevelWriter {
                 )
             })
             .collect();
+        let frames = frames
+            .into_iter()
+            .collect::<std::io::Result<Vec<_>>>()
+            .map_err(|source| Error::Io {
+                path: self.temp.clone(),
+                source,
+            })?;
+        self.append_frames(boards as u64, frames)
+    }
+
+    /// Appends the frames of the blocks of the next `boards` boards (whole
+    /// blocks, but at the level's end), encoded already.
+    fn append_frames(&mut self, boards: u64, frames: Vec<Vec<u8>>) -> Result<()> {
+        let State::Writing { table, .. } = &mut self.state else {
+            unreachable!("blocks are written after start_writing");
+        };
         let temp = &self.temp;
         let io = |source| Error::Io {
             path: temp.clone(),
@@ -568,7 +584,6 @@ impl LevelWriter {
         };
         let file = self.file.as_mut().expect("open while writing");
         for frame in frames {
-            let frame = frame.map_err(io)?;
             file.write_all(&frame).map_err(io)?;
             table.offsets.push(table.next_offset);
             table.crcs.push(crc32fast::hash(&frame));
@@ -579,8 +594,48 @@ impl LevelWriter {
                 flush_table(file, table).map_err(io)?;
             }
         }
-        self.encoded += boards as u64;
+        self.encoded += boards;
         Ok(())
+    }
+
+    /// The boards pushed so far.
+    pub(crate) fn pushed_boards(&self) -> u64 {
+        self.pushed
+    }
+
+    /// Sets the model of the blocks to come, chosen before the writer was
+    /// made: by the ranks of an MPI job together ([`super::shared`]). Call
+    /// it before anything is pushed.
+    pub(crate) fn preset_model(&mut self, model: Model) {
+        debug_assert_eq!(self.pushed, 0);
+        self.preset = Some(model);
+    }
+
+    /// Appends the blocks of the next `boards` boards (whole blocks, but
+    /// at the level's end), encoded already with the preset model
+    /// ([`LevelWriter::preset_model`]), one frame each.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when more boards arrive than the level has;
+    /// [`Error::Io`] when writing fails.
+    pub(crate) fn push_frames(&mut self, boards: u64, frames: Vec<Vec<u8>>) -> Result<()> {
+        if self.pushed + boards > self.id.boards() {
+            return Err(self.corrupt(format!(
+                "{} boards pushed, but level {} has only {}",
+                self.pushed + boards,
+                self.id.seeds,
+                self.id.boards()
+            )));
+        }
+        debug_assert_eq!(
+            frames.len() as u64,
+            boards.div_ceil(u64::from(self.options.block_boards))
+        );
+        if matches!(self.state, State::Training { .. }) {
+            self.start_writing()?;
+        }
+        self.pushed += boards;
+        self.append_frames(boards, frames)
     }
 
     /// Writes the whole level from its scores, each board storing what

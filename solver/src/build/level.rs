@@ -34,6 +34,39 @@ use crate::stats::{self, Counts};
 /// unstored boards' captures (`SolveOptions::unstored_captures`).
 const UNSTORED_CAPTURES: &str = "unstored-captures";
 
+/// What writing a level gives its report.
+pub(super) struct Written {
+    /// The level file.
+    pub path: PathBuf,
+    pub counts_stored: Counts,
+    pub counts_all: Counts,
+    /// Whether the initial pass valued the unstored boards' captures.
+    pub unstored_in_pass: bool,
+}
+
+/// What the report of a level takes from its solve, apart from its values.
+struct SolvedMeta {
+    stages: Vec<retro::Stage>,
+    partitions: Partitions,
+    ranks: Vec<awari_dbformat::cluster::RankFigures>,
+    init_seconds: f64,
+    resumed_from_stage: Option<u32>,
+    resumed_initial_boards: u64,
+}
+
+impl SolvedMeta {
+    fn take_from(solved: &mut SolvedLevel) -> SolvedMeta {
+        SolvedMeta {
+            stages: std::mem::take(&mut solved.stages),
+            partitions: solved.partitions,
+            ranks: std::mem::take(&mut solved.ranks),
+            init_seconds: solved.init_seconds,
+            resumed_from_stage: solved.resumed_from_stage,
+            resumed_initial_boards: solved.resumed_initial_boards,
+        }
+    }
+}
+
 /// The statistics over all boards of a level once its file is written.
 enum CountsAll {
     /// Counted.
@@ -72,59 +105,38 @@ impl Build<'_> {
         let solve_options = self.solve_options(seeds, boards, &level_plan);
         let spares = spare_this && level_plan.on_disk;
         let level_memory = level_plan.memory_bytes;
-        let solved = self.solve(held, seeds, &bar, &solve_options, spares, level_memory)?;
+        let mut solved = self.solve(held, seeds, &bar, &solve_options, spares, level_memory)?;
         let solve_seconds = started.elapsed().as_secs_f64();
-        if !self.ranks.is_root() {
-            // Rank 0 writes the level; the others keep their share of it
-            // for the levels above.
-            bar.finish_and_clear();
-            let values = Arc::new(solved.values);
-            self.keep_share(held, seeds, solved.partitions, values, solved.first);
-            return Ok(());
-        }
-        let (written, counts_stored, counts_all, unstored_in_pass) =
-            self.write_counted(held, seeds, &solved, &level_plan, &solve_options, &bar)?;
-        // What only the writing needed goes before the captures are
-        // counted, their passes over the lower levels getting its room
-        // (level 36: 1.8 GB of free bits, the writer's contexts).
-        let values = Arc::new(solved.values);
-        drop(solved.free);
-        drop(solved.generations);
-        file::release_contexts();
-        crate::memory::give_back_free_heap();
-        // The level's values go too (to a file of scores for the levels
-        // above, or nowhere): the captures' passes have the room they held.
-        // (Under MPI, rank 0 keeps its share, as every rank does.)
-        if self.ranks.size() > 1 {
-            self.keep_share(held, seeds, solved.partitions, values, 0);
+        let meta = SolvedMeta::take_from(&mut solved);
+        let written = if self.ranks.size() > 1 {
+            self.write_by_ranks(held, seeds, solved, &solve_options, &bar)?
         } else {
-            self.keep_for_above(held, seeds, boards, values)?;
-        }
-        let counts_all = match counts_all {
-            CountsAll::Counted(counts) => counts,
-            CountsAll::Captures(unstored) => {
-                bar.set_message("counting captures");
-                self.count_captures(held, seeds, unstored, &counts_stored)?
-            }
+            Some(self.write_alone(held, seeds, solved, &level_plan, &solve_options, &bar)?)
+        };
+        let Some(written) = written else {
+            // (Under MPI rank 0 reports.)
+            bar.finish_and_clear();
+            return Ok(());
         };
         let tmp_report = LevelReport {
-            counts_stored,
-            counts_all,
+            counts_stored: written.counts_stored,
+            counts_all: written.counts_all,
             state_bytes_per_board: if level_plan.split {
                 retro::split_state_bytes_per_board(boards, level_plan.list_entries)
             } else {
                 retro::state_bytes_per_board(seeds, boards, level_plan.list_entries)
             },
-            partitions: solved.partitions.count() as u64,
+            partitions: meta.partitions.count() as u64,
             on_disk: level_plan.on_disk,
             split: level_plan.split,
-            resumed_from_stage: solved.resumed_from_stage,
-            resumed_initial_boards: solved.resumed_initial_boards,
+            resumed_from_stage: meta.resumed_from_stage,
+            resumed_initial_boards: meta.resumed_initial_boards,
             sorted_lookups: solve_options.sorted_lookups.is_some(),
-            unstored_captures_in_initial_pass: unstored_in_pass,
-            ranks: solved.ranks.clone(),
-            ..make_report_shell(self.id(seeds), boards, solved.stages)
+            unstored_captures_in_initial_pass: written.unstored_in_pass,
+            ranks: meta.ranks,
+            ..make_report_shell(self.id(seeds), boards, meta.stages)
         };
+        let written = written.path;
         let seconds = started.elapsed().as_secs_f64();
         bar.finish_and_clear();
         let file_bytes = fs::metadata(&written).map(|m| m.len()).unwrap_or(0);
@@ -133,7 +145,7 @@ impl Build<'_> {
             seconds,
             boards_per_second: boards as f64 / seconds.max(1e-9),
             solve_seconds,
-            init_seconds: solved.init_seconds,
+            init_seconds: meta.init_seconds,
             write_seconds: seconds - solve_seconds,
             peak_memory_bytes: peak_resident().unwrap_or(0),
             lower_levels_bytes: held.lower.bytes(),
@@ -146,6 +158,49 @@ impl Build<'_> {
         write_report(&stats_path(&written), &level_report)?;
         report(&level_report);
         Ok(())
+    }
+
+    /// Writes level `seeds`, `solved` by this process alone, and counts its
+    /// statistics; keeps its values for the levels above that read them.
+    ///
+    /// # Errors
+    /// A file that cannot be written, or a lower level that cannot be read.
+    fn write_alone(
+        &self,
+        held: &mut Held,
+        seeds: u32,
+        solved: SolvedLevel,
+        level_plan: &LevelPlan,
+        solve_options: &SolveOptions,
+        bar: &ProgressBar,
+    ) -> Result<Written, SolveError> {
+        let (path, counts_stored, counts_all, unstored_in_pass) =
+            self.write_counted(held, seeds, &solved, level_plan, solve_options, bar)?;
+        // What only the writing needed goes before the captures are
+        // counted, their passes over the lower levels getting its room
+        // (level 36: 1.8 GB of free bits, the writer's contexts).
+        let values = Arc::new(solved.values);
+        drop(solved.free);
+        drop(solved.generations);
+        file::release_contexts();
+        crate::memory::give_back_free_heap();
+        // The level's values go too (to a file of scores for the levels
+        // above, or nowhere): the captures' passes have the room they held.
+        let boards = self.index.level_size(seeds);
+        self.keep_for_above(held, seeds, boards, values)?;
+        let counts_all = match counts_all {
+            CountsAll::Counted(counts) => counts,
+            CountsAll::Captures(unstored) => {
+                bar.set_message("counting captures");
+                self.count_captures(held, seeds, unstored, &counts_stored)?
+            }
+        };
+        Ok(Written {
+            path,
+            counts_stored,
+            counts_all,
+            unstored_in_pass,
+        })
     }
 
     /// How level `seeds` of `boards` boards is solved within the budget,
@@ -303,7 +358,15 @@ impl Build<'_> {
                 } else {
                     0.0
                 };
-                level_plan.lookups_within(options.memory, cells as u64)
+                let within = level_plan.lookups_within(options.memory, cells as u64);
+                if self.ranks.size() > 1 {
+                    // (Under MPI, windows of a 32nd of a rank's share:
+                    // the memory of a rank falls with the ranks.)
+                    let share = boards / self.ranks.size() as u64;
+                    within.min((share / 32).max(1 << 16) as usize)
+                } else {
+                    within
+                }
             }),
             // Where the sorted windows also value the unstored boards'
             // captures for the statistics (under MPI, a file per rank, each
@@ -534,37 +597,6 @@ impl Build<'_> {
         } else {
             format!("{UNSTORED_CAPTURES}-rank-{}", self.ranks.rank())
         }
-    }
-
-    /// Keeps this rank's share of level `seeds` (solved in `partitions`;
-    /// `values` from board `first`: the whole level on rank 0, the share on
-    /// the others) for the levels above that read it, in memory: under MPI
-    /// no rank holds a lower level whole, and the captures of the levels
-    /// above are asked of the ranks that hold them (see
-    /// [`awari_dbformat::cluster::Shares`]).
-    fn keep_share(
-        &self,
-        held: &mut Held,
-        seeds: u32,
-        partitions: Partitions,
-        values: Arc<Values>,
-        first: u64,
-    ) {
-        if !self.read_above(seeds) {
-            return;
-        }
-        let (ranks, rank) = (self.ranks.size(), self.ranks.rank());
-        let shares = partitions.shares(ranks);
-        let mine = shares.range(rank);
-        let share = if first == mine.start && values.len() as u64 == mine.end - mine.start {
-            values
-        } else {
-            let (from, to) = ((mine.start - first) as usize, (mine.end - first) as usize);
-            let mut share = Values::zeroed(mine.end - mine.start);
-            share.copy_from_slice(&values[from..to]);
-            Arc::new(share)
-        };
-        held.lower.insert_shared(seeds, shares, rank, share);
     }
 
     /// Keeps the `values` of level `seeds` (`boards` boards) for the levels

@@ -22,6 +22,7 @@ mod level;
 mod lower_source;
 mod plan;
 mod progress;
+mod ranks;
 mod report;
 
 pub use budget::Cells;

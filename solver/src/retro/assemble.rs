@@ -1,14 +1,12 @@
 //! The level's values, free bits and generations assembled from its
 //! partitions', three ways: a single partition in memory gives its own
-//! arrays; several in memory are copied into new ones (and, with several
-//! ranks, each rank keeps its own share, and rank 0, which writes the
-//! level, gets the others' too); on disk, they are copied into files of the
-//! level's directory, which take the page cache, not memory the budget has
-//! no room for.
+//! arrays; several in memory are copied into new ones (with several ranks,
+//! each rank's own, its share of the level); on disk, they are copied into
+//! files of the level's directory, which take the page cache, not memory
+//! the budget has no room for.
 
 use std::ops::Range;
 
-use awari_dbformat::cluster::{gather_parts_to_root, Ranks};
 #[cfg(doc)]
 use awari_dbformat::cluster::Shares;
 use awari_dbformat::level::{Generations, Values};
@@ -25,7 +23,7 @@ pub(super) type Assembled = (Values, HugeArray, Option<Generations>);
 
 /// The values, free bits and generations of `level` from the partitions of
 /// `work`, and the first board they hold: the whole level's (from board
-/// 0), but on a rank other than 0 under MPI, which gets its share only;
+/// 0), but under MPI each rank's share;
 /// the level's directory is removed once they are read, unless the
 /// options keep it.
 ///
@@ -59,72 +57,23 @@ pub(super) fn level_values<L: Packing>(
 }
 
 /// Under MPI: each rank's own partitions, its share of the level ([`Shares`],
-/// a run of partitions), assembled; then rank 0, which writes the level,
-/// gets the others' shares in place, and returns the whole level, the
-/// others their shares.
+/// a run of partitions), assembled: no rank holds the whole level (they
+/// write it together: `awari_dbformat::file::shared`).
 fn across_ranks<L: Packing>(
     level: &Level,
     states: Vec<State<L>>,
 ) -> Result<(Assembled, u64), SolveError> {
-    let ranks = level.ranks;
-    let shares = level.partitions.shares(ranks.size());
-    let span = if ranks.is_root() {
-        0..level.boards
-    } else {
-        shares.range(ranks.rank())
-    };
+    let shares = level.partitions.shares(level.ranks.size());
+    let span = shares.range(level.ranks.rank());
     let first = span.start;
-    let (mut values, mut free, mut generations) =
+    let (values, free, mut generations) =
         in_memory(states, level, span.clone(), |p| level.owns(p))?;
     if level.options.record_generations {
-        // (Made here by a rank that owns no partition: every rank must
-        // take part.)
+        // (Made here by a rank that owns no partition.)
         generations.get_or_insert_with(|| Generations::zeroed(span.end - span.start));
-    }
-    // Each array's part of each rank, in bytes of the whole level's (a
-    // share starts at a multiple of 64 boards: its free words follow the
-    // ones before, and the last share's end rounds up to a whole word).
-    let parts = |bytes: &dyn Fn(u64) -> u64| -> Vec<Range<u64>> {
-        (0..ranks.size())
-            .map(|r| shares.range(r))
-            .map(|s| bytes(s.start)..bytes(s.end))
-            .collect()
-    };
-    let free_bytes = |board: u64| 8 * board.div_ceil(64);
-    gather_array(ranks, &parts(&|b| b), first, values.bytes_mut())?;
-    gather_array(ranks, &parts(&free_bytes), free_bytes(first), &mut free)?;
-    if let Some(g) = generations.as_mut() {
-        gather_array(ranks, &parts(&|b| 2 * b), 2 * first, g.bytes_mut())?;
     }
     Ok(((values, free, generations), first))
 }
-
-/// Sends each rank's part of an array (`parts`, in bytes of the whole
-/// array; this rank's held in `bytes`, from byte `first`) to rank 0, which
-/// holds the whole array.
-fn gather_array(
-    ranks: &dyn Ranks,
-    parts: &[Range<u64>],
-    first: u64,
-    bytes: &mut [u8],
-) -> Result<(), SolveError> {
-    // (The closures share `bytes`: one reads on the other ranks, the other
-    // writes on rank 0.)
-    let bytes = std::cell::RefCell::new(bytes);
-    let read = |range: Range<u64>| {
-        let at = (range.start - first) as usize..(range.end - first) as usize;
-        Ok(bytes.borrow()[at].to_vec())
-    };
-    let write = |at: u64, part: &[u8]| {
-        let at = at as usize;
-        bytes.borrow_mut()[at..at + part.len()].copy_from_slice(part);
-        Ok(())
-    };
-    gather_parts_to_root(ranks, parts, GATHER_PIECE, read, write)
-}
-
-/// The most bytes a rank sends rank 0 in one round of [`gather_array`].
-const GATHER_PIECE: u64 = 1 << 28;
 
 /// [`assemble`] of the partitions in memory that are `ours`, into arrays
 /// for boards `span`.

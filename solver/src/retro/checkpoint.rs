@@ -176,18 +176,10 @@ fn run_initial_pass<L: Packing, const P: usize>(
         // This rank's windows are done; the others may still ask.
         owners::answer_until_all_done(level.ranks, level.lower);
     }
-    match unstored {
-        Some(unstored) if shared => {
-            // Rank 0 writes the level and counts it: the values go to it.
-            unstored.gather_to_root(level.ranks, &level.partitions.shares(level.ranks.size()))?;
-            if level.ranks.is_root() {
-                unstored.finish()?;
-            } else {
-                unstored.discard()?;
-            }
-        }
-        Some(unstored) => unstored.finish()?,
-        None => {}
+    // (Under MPI each rank's file holds the unstored boards that go with
+    // its share: each counts them.)
+    if let Some(unstored) = unstored {
+        unstored.finish()?;
     }
     Ok(seconds_before + started.elapsed().as_secs_f64())
 }

@@ -20,7 +20,7 @@ use crate::error::SolveError;
 
 /// Boards of a window of [`decode_share`] (their captures' lookups, about
 /// one a board at 16 bytes each, are held at once).
-const WINDOW_BOARDS: u64 = 1 << 24;
+const WINDOW_BOARDS: u64 = 1 << 21;
 
 /// Boards of a task collecting a window's lookups.
 const PIECE_BOARDS: u64 = 1 << 16;

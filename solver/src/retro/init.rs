@@ -230,7 +230,7 @@ struct Lookup {
 
 /// Where a [`Lookup`]'s child level starts in its key (indices stay below
 /// 2^42: level 48 has 2^37.6 boards).
-pub(super) const LEVEL_SHIFT: u32 = 42;
+pub(crate) const LEVEL_SHIFT: u32 = 42;
 
 /// Lookups read by one task of [`init_sorted`]; their children's pages are
 /// read ahead together.

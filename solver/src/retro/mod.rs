@@ -130,8 +130,11 @@ pub(crate) use options::{
 };
 pub use partition::Partitions;
 pub(crate) use decode_share::decode_share;
+pub(crate) use init::LEVEL_SHIFT;
 pub(crate) use store::dir_bytes;
-pub use unstored::{read_unstored_captures, remove_unstored_captures, NO_CAPTURE};
+pub use unstored::{read_unstored_captures, read_unstored_range, remove_unstored_captures, NO_CAPTURE};
+pub(crate) use unstored::UnstoredBoards;
+pub(crate) use owners::{children_scores, more_to_ask};
 
 use awari_dbformat::file::LevelId;
 use awari_dbformat::level::{Generations, Values};
@@ -182,8 +185,8 @@ pub struct SolvedLevel {
     /// `first`).
     pub values: Values,
     /// The board of the first of `values`, `free` and `generations`: 0, but
-    /// on ranks other than 0 under MPI, which hold their share of the level
-    /// only (rank 0 writes it).
+    /// under MPI, where each rank holds its share of the level only (see
+    /// [`Partitions::shares`]).
     pub first: u64,
     /// One bit per board (bit `i % 64` of word `i / 64` of
     /// [`HugeArray::as_u64`]), set when a capture reaches the board's value:

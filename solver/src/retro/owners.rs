@@ -26,7 +26,7 @@ use super::init::LEVEL_SHIFT;
 /// # Panics
 /// When a child's level is not held, or (asked by another rank) a child
 /// lies outside this rank's share of it.
-pub(super) fn children_scores(
+pub(crate) fn children_scores(
     ranks: &dyn Ranks,
     lower: &Levels,
     children: impl Iterator<Item = u64> + Clone,
@@ -89,7 +89,7 @@ pub(super) fn answer_until_all_done(ranks: &dyn Ranks, lower: &Levels) {
 
 /// Whether any rank has a window to ask about in this round (`mine`: this
 /// one has): the start of every round, on every rank.
-pub(super) fn more_to_ask(ranks: &dyn Ranks, mine: bool) -> bool {
+pub(crate) fn more_to_ask(ranks: &dyn Ranks, mine: bool) -> bool {
     ranks.sum(u64::from(mine)) > 0
 }
 

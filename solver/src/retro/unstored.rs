@@ -25,7 +25,6 @@ use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use awari_dbformat::cluster::{gather_parts_to_root, Ranks, Shares};
 use awari_dbformat::{Board, Error, Index, UnstoredRow};
 
 use crate::error::SolveError;
@@ -34,9 +33,9 @@ use crate::error::SolveError;
 /// none, or it ends the game: its value is its own, found later).
 pub const NO_CAPTURE: i8 = i8::MIN;
 
-/// The file of the unstored boards' best captures being written by an
-/// initial pass, and where those boards lie among the level's.
-pub(crate) struct UnstoredCaptures {
+/// The unstored boards of a level, in order, and where they lie among the
+/// stored ones (see the module's docs).
+pub(crate) struct UnstoredBoards {
     /// The opponent rows of the unstored boards, in order.
     rows: Vec<UnstoredRow>,
     /// The first unstored board of each row.
@@ -45,27 +44,11 @@ pub(crate) struct UnstoredCaptures {
     boards: u64,
     /// The stored boards.
     stored: u64,
-    /// The file being written, its path, and its name once whole.
-    file: File,
-    path: PathBuf,
-    complete: PathBuf,
 }
 
-impl UnstoredCaptures {
-    /// The file of level `seeds`'s unstored boards' captures, to be
-    /// written to `complete`'s [`partial`](Self::partial) name: made anew
-    /// (its boards unvalued) when `fresh`, else the one a stopped pass left,
-    /// if any. `None` when not fresh and none is left (the statistics then
-    /// value the captures themselves).
-    ///
-    /// # Errors
-    /// A file that cannot be made or opened.
-    pub fn open(
-        complete: &Path,
-        index: &Index,
-        seeds: u32,
-        fresh: bool,
-    ) -> Result<Option<UnstoredCaptures>, SolveError> {
+impl UnstoredBoards {
+    /// The unstored boards of level `seeds`.
+    pub fn of(index: &Index, seeds: u32) -> UnstoredBoards {
         let rows: Vec<UnstoredRow> = index.unstored_rows(seeds).collect();
         let mut starts = Vec::with_capacity(rows.len());
         let mut boards = 0;
@@ -73,44 +56,17 @@ impl UnstoredCaptures {
             starts.push(boards);
             boards += row.len();
         }
-        let path = Self::partial(complete);
-        let file = if fresh {
-            let _ = fs::remove_file(complete);
-            if let Some(dir) = path.parent() {
-                fs::create_dir_all(dir).map_err(Error::io(dir))?;
-            }
-            let file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(&path)
-                .map_err(Error::io(&path))?;
-            file.set_len(boards).map_err(Error::io(&path))?;
-            file
-        } else {
-            match OpenOptions::new().read(true).write(true).open(&path) {
-                Ok(file) if file.metadata().is_ok_and(|m| m.len() == boards) => file,
-                _ => return Ok(None),
-            }
-        };
-        Ok(Some(UnstoredCaptures {
+        UnstoredBoards {
             rows,
             starts,
             boards,
             stored: index.level_size(seeds),
-            file,
-            path,
-            complete: complete.to_path_buf(),
-        }))
+        }
     }
 
-    /// The name of the file while the pass writes it: `complete` with
-    /// `.partial` appended.
-    pub fn partial(complete: &Path) -> PathBuf {
-        let mut name = complete.as_os_str().to_owned();
-        name.push(".partial");
-        PathBuf::from(name)
+    /// The number of unstored boards.
+    pub fn count(&self) -> u64 {
+        self.boards
     }
 
     /// The first unstored board that goes with stored board `stored` (an
@@ -148,6 +104,80 @@ impl UnstoredCaptures {
             .flat_map(|row| row.boards())
             .skip(skip as usize)
     }
+}
+
+/// The file of the unstored boards' best captures being written by an
+/// initial pass, and where those boards lie among the level's (its
+/// [`UnstoredBoards`], which it derefs to).
+pub(crate) struct UnstoredCaptures {
+    boards: UnstoredBoards,
+    /// The file being written, its path, and its name once whole.
+    file: File,
+    path: PathBuf,
+    complete: PathBuf,
+}
+
+impl std::ops::Deref for UnstoredCaptures {
+    type Target = UnstoredBoards;
+
+    fn deref(&self) -> &UnstoredBoards {
+        &self.boards
+    }
+}
+
+impl UnstoredCaptures {
+    /// The file of level `seeds`'s unstored boards' captures, to be
+    /// written to `complete`'s [`partial`](Self::partial) name: made anew
+    /// (its boards unvalued) when `fresh`, else the one a stopped pass left,
+    /// if any. `None` when not fresh and none is left (the statistics then
+    /// value the captures themselves).
+    ///
+    /// # Errors
+    /// A file that cannot be made or opened.
+    pub fn open(
+        complete: &Path,
+        index: &Index,
+        seeds: u32,
+        fresh: bool,
+    ) -> Result<Option<UnstoredCaptures>, SolveError> {
+        let unstored = UnstoredBoards::of(index, seeds);
+        let boards = unstored.count();
+        let path = Self::partial(complete);
+        let file = if fresh {
+            let _ = fs::remove_file(complete);
+            if let Some(dir) = path.parent() {
+                fs::create_dir_all(dir).map_err(Error::io(dir))?;
+            }
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&path)
+                .map_err(Error::io(&path))?;
+            file.set_len(boards).map_err(Error::io(&path))?;
+            file
+        } else {
+            match OpenOptions::new().read(true).write(true).open(&path) {
+                Ok(file) if file.metadata().is_ok_and(|m| m.len() == boards) => file,
+                _ => return Ok(None),
+            }
+        };
+        Ok(Some(UnstoredCaptures {
+            boards: unstored,
+            file,
+            path,
+            complete: complete.to_path_buf(),
+        }))
+    }
+
+    /// The name of the file while the pass writes it: `complete` with
+    /// `.partial` appended.
+    pub fn partial(complete: &Path) -> PathBuf {
+        let mut name = complete.as_os_str().to_owned();
+        name.push(".partial");
+        PathBuf::from(name)
+    }
 
     /// Writes the best captures `values` of the unstored boards from the
     /// `first`.
@@ -163,46 +193,6 @@ impl UnstoredCaptures {
         Ok(())
     }
 
-    /// Under MPI, where each rank's windows valued the unstored boards that
-    /// go with its share of the stored ones (`shares`): the other ranks'
-    /// values sent to rank 0 and written into its file, which then holds
-    /// every unstored board's (the others' files can go:
-    /// [`UnstoredCaptures::discard`]). In rounds of at most
-    /// [`GATHER_PIECE`] bytes from each rank; every rank calls it.
-    ///
-    /// # Errors
-    /// A file that cannot be read or written.
-    pub fn gather_to_root(&self, ranks: &dyn Ranks, shares: &Shares) -> Result<(), SolveError> {
-        let parts: Vec<Range<u64>> = (0..ranks.size())
-            .map(|r| shares.range(r))
-            .map(|stored| self.first_with(stored.start)..self.first_with(stored.end))
-            .collect();
-        let read = |range: Range<u64>| -> Result<Vec<u8>, SolveError> {
-            let mut bytes = vec![0u8; (range.end - range.start) as usize];
-            self.file
-                .read_exact_at(&mut bytes, range.start)
-                .map_err(Error::io(&self.path))?;
-            Ok(bytes)
-        };
-        let write = |at: u64, bytes: &[u8]| {
-            self.file
-                .write_all_at(bytes, at)
-                .map_err(Error::io(&self.path))
-                .map_err(SolveError::from)
-        };
-        gather_parts_to_root(ranks, &parts, GATHER_PIECE, read, write)
-    }
-
-    /// Removes the file, whose values have gone to rank 0
-    /// ([`UnstoredCaptures::gather_to_root`]).
-    ///
-    /// # Errors
-    /// A file that cannot be removed.
-    pub fn discard(self) -> Result<(), SolveError> {
-        fs::remove_file(&self.path).map_err(Error::io(&self.path))?;
-        Ok(())
-    }
-
     /// Gives the file its complete name: every unstored board has been
     /// valued.
     ///
@@ -215,10 +205,6 @@ impl UnstoredCaptures {
     }
 }
 
-/// The most bytes of unstored boards' values a rank sends rank 0 in one
-/// round of [`UnstoredCaptures::gather_to_root`] (within MPI's `int` counts).
-const GATHER_PIECE: u64 = 1 << 28;
-
 /// The best captures of every unstored board of a level, read from the
 /// whole file at `path` an initial pass wrote, if there is one.
 ///
@@ -230,6 +216,20 @@ pub fn read_unstored_captures(path: &Path) -> Result<Option<Vec<i8>>, SolveError
     }
     let bytes = fs::read(path).map_err(Error::io(path))?;
     Ok(Some(bytes.into_iter().map(|b| b as i8).collect()))
+}
+
+/// The best captures of unstored boards `boards` of a level, read from the
+/// whole file at `path` an initial pass wrote (under MPI, a rank's file,
+/// which holds the boards that go with its share).
+///
+/// # Errors
+/// A file that cannot be read.
+pub fn read_unstored_range(path: &Path, boards: Range<u64>) -> Result<Vec<i8>, SolveError> {
+    let file = File::open(path).map_err(Error::io(path))?;
+    let mut bytes = vec![0u8; (boards.end - boards.start) as usize];
+    file.read_exact_at(&mut bytes, boards.start)
+        .map_err(Error::io(path))?;
+    Ok(bytes.into_iter().map(|b| b as i8).collect())
 }
 
 /// Removes the file at `path` an initial pass wrote, if there is one, and

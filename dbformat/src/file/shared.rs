@@ -1,0 +1,441 @@
+//! A level file written from shares: under MPI each rank holds a run of
+//! whole blocks of the level (its share, [`crate::cluster::Shares`]), and
+//! no rank holds the whole, yet the file must be byte for byte the one a
+//! single writer makes ([`super::write_level_bounded`], [`super::write_level`]).
+//!
+//! Everything a writer learns from the level is a count, and counts add
+//! up: each rank counts its part of the sample the bound chooser learns
+//! from and of the blocks the model learns from, and every rank sums what
+//! all counted, so all learn the same chooser and the same candidate
+//! models. The candidates are measured the same way (the bytes of each
+//! rank's part of the measuring blocks, summed). Then each rank encodes the
+//! blocks of its share, and rank 0, which writes the file, appends them in
+//! order as they arrive, in rounds of at most [`PIECE`] bytes.
+
+use std::borrow::Cow;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::cluster::{gather_parts_to_root, Ranks};
+use crate::error::{Error, Result};
+
+use super::bounds::{BoundChooser, Stored};
+use super::codec::Model;
+use super::context::{
+    counts_to_words, sum_counts, usable_neighbours, LazyBlocks, Shape, PIT0_CLASSES,
+};
+use super::writer::{spread_sample, EncodingChoice, LevelWriter, WriteOptions, TRAIN_BOARDS};
+use super::LevelId;
+
+/// The most bytes of encoded blocks a rank sends rank 0 in one round.
+const PIECE: u64 = 1 << 28;
+
+/// This rank's share of a level to write: boards `boards` (whole blocks,
+/// from a multiple of 64 boards), their scores and, for a file of lower
+/// bounds, their free bits (bit `i % 64` of word `i / 64` for the share's
+/// board `i`).
+#[derive(Clone)]
+pub struct Share<'a> {
+    pub boards: Range<u64>,
+    pub scores: &'a [i8],
+    pub free: Option<&'a [u64]>,
+}
+
+/// Writes level `id` into `dir` from every rank's share, as the ranks of
+/// `ranks` hold them; every rank calls it, with the same `stored` and
+/// `options`. A file of [`Stored::LowerBounds`] needs every share's free
+/// bits. Returns the file's path on rank 0, `None` on the others.
+///
+/// The file is the one [`super::write_level_bounded`] (lower bounds) or
+/// [`super::write_level_as`] (the others) write from the whole level.
+///
+/// # Errors
+/// As those (rank 0 writes the file); also [`Error::Rules`] when a share
+/// does not start on a block's first board.
+///
+/// # Panics
+/// When a share's scores or free bits are not one per board.
+pub fn write_level_shared<'a>(
+    ranks: &dyn Ranks,
+    dir: &Path,
+    id: LevelId,
+    stored: Stored,
+    share: Share<'a>,
+    options: WriteOptions,
+) -> Result<Option<PathBuf>> {
+    let boards = share.boards.end - share.boards.start;
+    assert_eq!(share.scores.len() as u64, boards, "a score per board");
+    let block = u64::from(options.block_boards);
+    if !share.boards.start.is_multiple_of(block) && share.boards.start < id.boards() {
+        return Err(Error::Rules(format!(
+            "a share of level {} from board {} does not start a block of {block} boards",
+            id.seeds, share.boards.start
+        )));
+    }
+    let chooser = (stored == Stored::LowerBounds).then(|| {
+        let free = share.free.expect("free bits for a file of lower bounds");
+        assert!(free.len() as u64 * 64 >= boards, "a free bit per board");
+        learn_chooser(ranks, id, options, &share)
+    });
+    // The values a block stores: chosen when the file holds lower bounds.
+    let all_scores: &'a [i8] = share.scores;
+    let stored_values = |range: Range<u64>| -> Cow<'a, [i8]> {
+        let from = share.boards.start;
+        let scores = &all_scores[(range.start - from) as usize..(range.end - from) as usize];
+        match (&chooser, share.free) {
+            (Some(chooser), Some(free)) => {
+                Cow::Owned(chooser.choose_in(range.start, scores, free, share.boards.start))
+            }
+            _ => Cow::Borrowed(scores),
+        }
+    };
+    let model = choose_model(ranks, id, options, &share.boards, &stored_values)?;
+    let frames = encode_share(id, options, &model, chooser.as_ref(), &share, &stored_values)?;
+    append_in_order(ranks, dir, id, stored, options, model, &share.boards, frames)
+}
+
+/// The bound chooser of the whole level, learnt from the counts of every
+/// rank's part of its sample.
+fn learn_chooser(ranks: &dyn Ranks, id: LevelId, options: WriteOptions, share: &Share) -> BoundChooser {
+    let unit = options.segment_boards;
+    let mine = BoundChooser::sample_counts(id, unit, id.boards(), share.boards.clone(), share.scores);
+    let Some(mine) = mine else {
+        // (No contexts on this board size: none on any rank.)
+        return BoundChooser::from_counts(id, unit, None);
+    };
+    let alphabet = mine.0.len();
+    let all = all_words(ranks, &counts_to_words(&mine));
+    let counts = sum_counts(alphabet, all.iter().map(Vec::as_slice));
+    BoundChooser::from_counts(id, unit, Some(&counts))
+}
+
+/// The model [`LevelWriter`] would choose from the whole level's stored
+/// values (`super::writer`'s `choose_model` on the blocks `spread_sample`
+/// gives), from this rank's part of them, `stored_values(range)` for a
+/// range of this rank's boards `mine`, and the others'.
+fn choose_model<'v>(
+    ranks: &dyn Ranks,
+    id: LevelId,
+    options: WriteOptions,
+    mine: &Range<u64>,
+    stored_values: &(dyn Fn(Range<u64>) -> Cow<'v, [i8]> + Sync),
+) -> Result<Model> {
+    let (boards, block) = (id.boards(), options.block_boards);
+    let most = usable_neighbours(id.rules.pits());
+    let ours = |r: &Range<u64>| mine.start <= r.start && r.end <= mine.end && !r.is_empty();
+    let eval: Vec<Range<u64>> = spread_sample(boards, block, TRAIN_BOARDS as u64);
+    let sampled: u64 = eval.iter().map(|r| r.end - r.start).sum();
+    if most == 0 || sampled == 0 || options.encoding == EncodingChoice::Raw {
+        return Ok(Model::Raw);
+    }
+    // 1. The counts over the training blocks, every rank's summed.
+    let k = match options.encoding {
+        EncodingChoice::ContextRank(k) | EncodingChoice::ContextAns(k) => k.clamp(1, most),
+        _ => most,
+    };
+    let shape = Shape::new(id, k, PIT0_CLASSES);
+    let train = LazyBlocks {
+        ranges: spread_sample(boards, block, 64 * TRAIN_BOARDS as u64)
+            .into_iter()
+            .filter(ours)
+            .collect(),
+        values_of: stored_values,
+    };
+    let counted = shape.count(id, &train);
+    let all = all_words(ranks, &counts_to_words(&counted));
+    let counts = sum_counts(shape.alphabet, all.iter().map(Vec::as_slice));
+    // 2. The candidates, as the writer makes them.
+    let candidates: Vec<Model> = match options.encoding {
+        EncodingChoice::Raw => unreachable!("returned above"),
+        EncodingChoice::ContextRank(_) => {
+            return Ok(Model::ContextRank(super::codec::RankModel::from_counts(
+                shape, &counts,
+            )))
+        }
+        EncodingChoice::ContextAns(_) => {
+            return Ok(Model::ContextAns(super::ans::AnsModel::from_counts(
+                shape, &counts,
+            )))
+        }
+        EncodingChoice::Auto => {
+            let segmented = options.segment_boards < options.block_boards;
+            let mut all = vec![Model::Raw];
+            for (rank, ans) in Model::train_all_from_counts(id, most, &counts) {
+                if !segmented {
+                    all.push(rank);
+                }
+                all.push(ans);
+            }
+            all
+        }
+    };
+    // 3. Each measured on the measuring blocks, every rank's bytes summed;
+    // the smallest estimate wins, the first of equals.
+    let eval: Vec<(u64, Cow<'v, [i8]>)> = eval
+        .into_iter()
+        .filter(ours)
+        .map(|r| (r.start, stored_values(r)))
+        .collect();
+    let sizes: Vec<u64> = candidates
+        .par_iter()
+        .map(|model| {
+            eval.iter()
+                .map(|(start, values)| {
+                    let frame = model.encode_frame(
+                        id,
+                        *start,
+                        values,
+                        options.zstd_level,
+                        options.segment_boards as usize,
+                    )?;
+                    Ok(frame.len() as u64)
+                })
+                .sum::<std::io::Result<u64>>()
+        })
+        .collect::<std::io::Result<_>>()
+        .map_err(|source| Error::Io {
+            path: PathBuf::from(id.file_name()),
+            source,
+        })?;
+    let totals = ranks.sums(&sizes);
+    let mut best: Option<(f64, Model)> = None;
+    for (model, stored) in candidates.into_iter().zip(totals) {
+        let estimate =
+            model.to_bytes().len() as f64 + stored as f64 * boards as f64 / sampled as f64;
+        match &best {
+            Some((b, _)) if *b <= estimate => {}
+            _ => best = Some((estimate, model)),
+        }
+    }
+    Ok(best.map(|(_, m)| m).unwrap_or(Model::Raw))
+}
+
+/// The frames of the blocks of this rank's share, encoded with `model`:
+/// for lower bounds chosen by `chooser` in the walk that encodes them when
+/// the model is context-ans in the chooser's shape, as the writer does.
+fn encode_share<'v>(
+    id: LevelId,
+    options: WriteOptions,
+    model: &Model,
+    chooser: Option<&BoundChooser>,
+    share: &Share,
+    stored_values: &(dyn Fn(Range<u64>) -> Cow<'v, [i8]> + Sync),
+) -> Result<Vec<Vec<u8>>> {
+    let block = u64::from(options.block_boards);
+    let segment = options.segment_boards as usize;
+    let first = share.boards.start;
+    let blocks: Vec<Range<u64>> = (share.boards.start..share.boards.end)
+        .step_by(block as usize)
+        .map(|start| start..(start + block).min(share.boards.end))
+        .collect();
+    let fused = match (model, chooser.and_then(BoundChooser::shape)) {
+        (Model::ContextAns(m), Some(shape)) => m.shape() == shape,
+        _ => false,
+    };
+    let frames: std::io::Result<Vec<Vec<u8>>> = blocks
+        .into_par_iter()
+        .map(|r| match (model, chooser, share.free) {
+            (Model::ContextAns(m), Some(chooser), Some(free)) if fused => {
+                let chosen = |board: u64, ctx: usize| {
+                    let b = (board - first) as usize;
+                    chooser.stored_symbol(b, share.scores[b], ctx, free)
+                };
+                let len = (r.end - r.start) as usize;
+                Ok(m.encode_frame(id, r.start, len, segment, &chosen))
+            }
+            _ => {
+                let values = stored_values(r.clone());
+                model.encode_frame(id, r.start, &values, options.zstd_level, segment)
+            }
+        })
+        .collect();
+    frames.map_err(|source| Error::Io {
+        path: PathBuf::from(id.file_name()),
+        source,
+    })
+}
+
+/// Rank 0 writes the file: its own blocks, then each other rank's, as they
+/// arrive (their lengths first, then their bytes in rounds).
+#[allow(clippy::too_many_arguments)]
+fn append_in_order(
+    ranks: &dyn Ranks,
+    dir: &Path,
+    id: LevelId,
+    stored: Stored,
+    options: WriteOptions,
+    model: Model,
+    mine: &Range<u64>,
+    frames: Vec<Vec<u8>>,
+) -> Result<Option<PathBuf>> {
+    let me = ranks.rank();
+    // Every rank's frames' lengths go to rank 0, and their total to all.
+    let lengths: Vec<u64> = frames.iter().map(|f| f.len() as u64).collect();
+    let mut outgoing = vec![Vec::new(); ranks.size()];
+    if me != 0 {
+        outgoing[0] = lengths.clone();
+    }
+    let lengths_of = ranks.exchange(outgoing);
+    let totals = ranks.all_gather(&[lengths.iter().sum::<u64>()]);
+    // (Rank 0 writes its own blocks; the others send theirs, one after
+    // the other.)
+    let (mut writer, bytes) = if me == 0 {
+        let mut writer = LevelWriter::create_as(dir, id, stored, options)?;
+        writer.preset_model(model);
+        writer.push_frames(mine.end - mine.start, frames)?;
+        (Some(writer), Vec::new())
+    } else {
+        (None, frames.concat())
+    };
+    let block = u64::from(options.block_boards);
+    for r in 1..ranks.size() {
+        let parts: Vec<Range<u64>> = (0..ranks.size())
+            .map(|x| if x == r { 0..totals[r] } else { 0..0 })
+            .collect();
+        // On rank 0: rank r's frames, cut from the bytes as they come; the
+        // first of its blocks follows the last of the ranks before.
+        let mut pending: Vec<u8> = Vec::new();
+        let mut next = 0usize;
+        let read = |range: Range<u64>| -> Result<Vec<u8>> {
+            Ok(bytes[range.start as usize..range.end as usize].to_vec())
+        };
+        let write = |_: u64, piece: &[u8]| -> Result<()> {
+            let writer = writer.as_mut().expect("rank 0 writes");
+            pending.extend_from_slice(piece);
+            let lengths = &lengths_of[r];
+            let mut whole = Vec::new();
+            let mut used = 0usize;
+            while next < lengths.len() && pending.len() - used >= lengths[next] as usize {
+                let len = lengths[next] as usize;
+                whole.push(pending[used..used + len].to_vec());
+                used += len;
+                next += 1;
+            }
+            pending.drain(..used);
+            if !whole.is_empty() {
+                let done = writer.pushed_boards();
+                let boards = (whole.len() as u64 * block).min(id.boards() - done);
+                writer.push_frames(boards, whole)?;
+            }
+            Ok(())
+        };
+        gather_parts_to_root(ranks, &parts, PIECE, read, write)?;
+    }
+    match writer {
+        Some(writer) => Ok(Some(writer.finish()?)),
+        None => Ok(None),
+    }
+}
+
+/// Every rank's `words`, by rank, on every rank.
+fn all_words(ranks: &dyn Ranks, words: &[u64]) -> Vec<Vec<u64>> {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    ranks
+        .all_gather_bytes(&bytes)
+        .into_iter()
+        .map(|b| {
+            b.chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+                .collect()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::threads::ThreadRank;
+    use crate::cluster::Shares;
+    use crate::file::{level_path, write_level_as, write_level_bounded};
+    use crate::game::rules::{RuleSet, Rules};
+
+    /// Values in `-seeds..=seeds`, mostly small, and free bits, from a fixed
+    /// generator: not a level's, but what the writer learns from all the same.
+    fn arbitrary(boards: u64, seeds: u32) -> (Vec<i8>, Vec<u64>) {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let s = i64::from(seeds);
+        let scores = (0..boards)
+            .map(|i| {
+                let x = next();
+                let small = (x % 5) as i64 - 2 + ((i >> 9) % 3) as i64 - 1;
+                let v = if x % 17 == 0 { (x >> 8) as i64 % (2 * s + 1) - s } else { small };
+                v.clamp(-s, s) as i8
+            })
+            .collect();
+        let free = (0..boards.div_ceil(64)).map(|_| next() & next()).collect();
+        (scores, free)
+    }
+
+    /// The file of level `id` written by `ranks` threads from even shares.
+    fn written_by_ranks(
+        ranks: usize,
+        dir: &Path,
+        id: LevelId,
+        stored: Stored,
+        (scores, free): (&[i8], &[u64]),
+        options: WriteOptions,
+    ) -> Vec<u8> {
+        let shares = Shares::even(id.boards(), ranks);
+        std::thread::scope(|scope| {
+            for rank in ThreadRank::job(ranks) {
+                let shares = &shares;
+                scope.spawn(move || {
+                    let b = shares.range(rank.rank());
+                    let share = Share {
+                        boards: b.clone(),
+                        scores: &scores[b.start as usize..b.end as usize],
+                        free: Some(&free[(b.start / 64) as usize..b.end.div_ceil(64) as usize]),
+                    };
+                    let written = write_level_shared(&rank, dir, id, stored, share, options);
+                    assert_eq!(written.unwrap().is_some(), rank.rank() == 0);
+                });
+            }
+        });
+        std::fs::read(level_path(dir, id)).unwrap()
+    }
+
+    #[test]
+    fn shares_write_the_file_one_writer_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let unsegmented = WriteOptions {
+            segment_boards: 16384,
+            ..WriteOptions::default()
+        };
+        let rank_model = WriteOptions {
+            encoding: EncodingChoice::ContextRank(2),
+            ..unsegmented
+        };
+        for (pits, seeds) in [(6, 10), (4, 12), (2, 9)] {
+            let id = LevelId::new(Rules::new(RuleSet::Awari, pits).unwrap(), seeds);
+            let (scores, free) = arbitrary(id.boards(), seeds);
+            for options in [WriteOptions::default(), unsegmented, rank_model] {
+                let one = dir.path().join("one");
+                std::fs::create_dir_all(&one).unwrap();
+                let bounded = write_level_bounded(&one, id, &scores, &free, options).unwrap();
+                let bounded = std::fs::read(bounded).unwrap();
+                let exact = write_level_as(&one, id, &scores, Stored::Scores, options).unwrap();
+                let exact = std::fs::read(exact).unwrap();
+                for ranks in [1, 2, 3, 5] {
+                    let shared = dir.path().join(format!("ranks-{ranks}"));
+                    std::fs::create_dir_all(&shared).unwrap();
+                    let level = (&scores[..], &free[..]);
+                    let what = format!("{pits} pits, level {seeds}, {options:?}, {ranks} ranks");
+                    let by_ranks =
+                        written_by_ranks(ranks, &shared, id, Stored::LowerBounds, level, options);
+                    assert!(by_ranks == bounded, "lower bounds, {what}");
+                    let by_ranks =
+                        written_by_ranks(ranks, &shared, id, Stored::Scores, level, options);
+                    assert!(by_ranks == exact, "scores, {what}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! A level finished by the ranks of an MPI job together: each holds its
+//! share of the level solved (`awari_dbformat::cluster::Shares`) and none
+//! the whole, so they write its certificate and file together (rank 0
+//! appends what the others send), count its statistics together (each its
+//! share, summed), and each keeps its share for the levels above.
+
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use awari_dbformat::cluster::{gather_parts_to_root, Ranks};
+use awari_dbformat::file::shared::{write_level_shared, Share};
+use awari_dbformat::file::{self, CertificateWriter, Stored};
+use awari_dbformat::level::Generations;
+use awari_dbformat::{with_pits, Gain, Index, Levels, MoveList, Rules, Score};
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+
+use super::level::Written;
+use super::{Build, Held};
+use crate::error::SolveError;
+use crate::retro::{self, SolveOptions, SolvedLevel, UnstoredBoards, LEVEL_SHIFT};
+use crate::stats::{self, Counts};
+
+/// The most bytes of generations a rank sends rank 0 in one round.
+const PIECE: u64 = 1 << 28;
+
+/// Unstored boards valued by one window of [`count_by_ranks`] (their quiet
+/// moves' lookups, up to six a board, are held at once).
+const COUNT_WINDOW: u64 = 1 << 19;
+
+impl Build<'_> {
+    /// Writes level `seeds`, of which this rank holds its share `solved`,
+    /// with the other ranks: its certificate (when recorded) and its file,
+    /// then its statistics; keeps the share for the levels above. Returns
+    /// what the report needs on rank 0, `None` on the others.
+    ///
+    /// # Errors
+    /// A file that cannot be written or read.
+    pub(super) fn write_by_ranks(
+        &self,
+        held: &mut Held,
+        seeds: u32,
+        solved: SolvedLevel,
+        solve_options: &SolveOptions,
+        bar: &ProgressBar,
+    ) -> Result<Option<Written>, SolveError> {
+        let (ranks, options, id) = (self.ranks, self.options, self.id(seeds));
+        let shares = solved.partitions.shares(ranks.size());
+        let mine = shares.range(ranks.rank());
+        debug_assert_eq!(solved.first, mine.start);
+        bar.set_message("writing");
+        // The certificate goes before the level: the level's rename marks
+        // it complete.
+        if let Some(generations) = &solved.generations {
+            write_certificate_by_ranks(ranks, &options.dir, id, &shares_of(ranks, &shares), generations)?;
+        }
+        let share = Share {
+            boards: mine.clone(),
+            scores: &solved.values,
+            free: Some(solved.free.as_u64()),
+        };
+        let stored = match options.stored {
+            Stored::LowerBounds => Stored::LowerBounds,
+            _ => Stored::Scores,
+        };
+        let path = write_level_shared(ranks, &options.dir, id, stored, share, options.write)?;
+        let values = Arc::new(solved.values);
+        // The level's share joins the lower levels: the unstored boards'
+        // quiet moves ask for their children in it.
+        bar.set_message("counting");
+        let rank = ranks.rank();
+        held.lower
+            .insert_shared(seeds, shares.clone(), rank, values.clone());
+        let unstored_path = solve_options
+            .unstored_captures
+            .clone()
+            .expect("under MPI the initial pass values the unstored boards' captures");
+        let (counts_stored, counts_all) = count_by_ranks(
+            ranks,
+            self.plan.rules,
+            seeds,
+            &held.lower,
+            &values,
+            mine,
+            &unstored_path,
+        )?;
+        retro::remove_unstored_captures(&unstored_path)?;
+        if !self.read_above(seeds) {
+            held.lower.remove(seeds);
+        }
+        Ok(path.map(|path| Written {
+            path,
+            counts_stored,
+            counts_all,
+            unstored_in_pass: true,
+        }))
+    }
+}
+
+/// The boards of each rank's share, by rank.
+fn shares_of(ranks: &dyn Ranks, shares: &awari_dbformat::cluster::Shares) -> Vec<Range<u64>> {
+    (0..ranks.size()).map(|r| shares.range(r)).collect()
+}
+
+/// Writes the certificate of level `id` into `dir` from every rank's share
+/// of its generations (`shares`: each rank's boards; this rank's
+/// `generations`): rank 0 pushes its own, then each other rank's as it
+/// arrives, in rounds of at most [`PIECE`] bytes.
+///
+/// # Errors
+/// A certificate that cannot be written (on rank 0).
+fn write_certificate_by_ranks(
+    ranks: &dyn Ranks,
+    dir: &Path,
+    id: file::LevelId,
+    shares: &[Range<u64>],
+    generations: &Generations,
+) -> Result<(), SolveError> {
+    let me = ranks.rank();
+    let mut writer = if me == 0 {
+        let mut writer = CertificateWriter::new(dir, id)?;
+        writer.push(generations)?;
+        Some(writer)
+    } else {
+        None
+    };
+    for r in 1..ranks.size() {
+        // (Rank r's generations, in bytes; the others send nothing.)
+        let parts: Vec<Range<u64>> = (0..ranks.size())
+            .map(|x| {
+                if x == r {
+                    0..2 * (shares[r].end - shares[r].start)
+                } else {
+                    0..0
+                }
+            })
+            .collect();
+        let read = |range: Range<u64>| -> Result<Vec<u8>, SolveError> {
+            let (from, to) = ((range.start / 2) as usize, (range.end / 2) as usize);
+            Ok(generations[from..to]
+                .iter()
+                .flat_map(|g| g.to_le_bytes())
+                .collect())
+        };
+        let write = |_: u64, bytes: &[u8]| -> Result<(), SolveError> {
+            let order: Vec<u16> = bytes
+                .chunks_exact(2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                .collect();
+            writer.as_mut().expect("rank 0 writes").push(&order)?;
+            Ok(())
+        };
+        // (Pieces of an even number of bytes: no generation is cut.)
+        gather_parts_to_root(ranks, &parts, PIECE, read, write)?;
+    }
+    if let Some(writer) = writer {
+        writer.finish()?;
+    }
+    Ok(())
+}
+
+/// The counts over the stored boards of level `seeds` and over all its
+/// boards, by the ranks together, on every rank: each counts its share of
+/// the stored boards (`values`, boards `mine`) and the unstored boards that
+/// go with it, valued by one ply: their captures as its initial pass valued
+/// them (in its file `unstored_path`), their quiet moves' children asked of
+/// the ranks that hold them (`lower` holds this rank's share of the level),
+/// or their own end. The histograms are summed.
+///
+/// # Errors
+/// A file of captures that cannot be read.
+fn count_by_ranks(
+    ranks: &dyn Ranks,
+    rules: Rules,
+    seeds: u32,
+    lower: &Levels,
+    values: &[i8],
+    mine: Range<u64>,
+    unstored_path: &Path,
+) -> Result<(Counts, Counts), SolveError> {
+    let index = Index::for_pits(rules.pits());
+    let unstored = UnstoredBoards::of(index, seeds);
+    let boards = unstored.first_with(mine.start)..unstored.first_with(mine.end);
+    let mut best = retro::read_unstored_range(unstored_path, boards.clone())?;
+    let mut at = boards.start;
+    // (Every rank takes part in every round, until none has boards left.)
+    while retro::more_to_ask(ranks, at < boards.end) {
+        let end = (at + COUNT_WINDOW).min(boards.end);
+        let window = &mut best[(at - boards.start) as usize..(end - boards.start) as usize];
+        let mut quiet = with_pits!(rules.pits(), P => {
+            quiet_lookups::<P>(rules, index, seeds, &unstored, at..end, window)
+        });
+        quiet.par_sort_unstable_by_key(|l| l.0);
+        let scores = retro::children_scores(ranks, lower, quiet.iter().map(|l| l.0));
+        for (&(_, b), &score) in quiet.iter().zip(&scores) {
+            let value = Gain::QUIET.value(Score::new(score)).get();
+            window[b as usize] = window[b as usize].max(value);
+        }
+        at = end;
+    }
+    let mut histograms = stats::histogram(values).to_vec();
+    histograms.extend_from_slice(&stats::histogram(&best));
+    let sums = ranks.sums(&histograms);
+    let all: Vec<u64> = (0..256).map(|b| sums[b] + sums[256 + b]).collect();
+    assert_eq!(
+        sums[256 + retro::NO_CAPTURE as u8 as usize],
+        0,
+        "every unstored board of level {seeds} has a value"
+    );
+    Ok((stats::counts_of_histogram(&sums[..256]), stats::counts_of_histogram(&all)))
+}
+
+/// The lookups of the quiet moves' children of unstored boards `boards`
+/// (in level `seeds`: (the child's key, the board's place among `boards`)),
+/// and each board that ends the game set to its value in `best` (its
+/// captures, none, are in `best` already for the others), in pieces of
+/// whole rows, a task each.
+fn quiet_lookups<const P: usize>(
+    rules: Rules,
+    index: &Index,
+    seeds: u32,
+    unstored: &UnstoredBoards,
+    boards: Range<u64>,
+    best: &mut [i8],
+) -> Vec<(u64, u32)> {
+    let first = boards.start;
+    let level = u64::from(seeds) << LEVEL_SHIFT;
+    let pieces = unstored.pieces(boards, 1 << 12);
+    let found: Vec<(Vec<(u64, u32)>, Vec<(u32, i8)>)> = pieces
+        .into_par_iter()
+        .map(|piece| {
+            let mut lookups = Vec::new();
+            let mut ends = Vec::new();
+            let mut captures = MoveList::new();
+            let count = (piece.end - piece.start) as usize;
+            let at = (piece.start - first) as u32;
+            for (k, board) in unstored.boards_from(piece.start).take(count).enumerate() {
+                let b = at + k as u32;
+                if let Some(v) = rules.terminal_value(&board) {
+                    ends.push((b, v.get()));
+                    continue;
+                }
+                let mut quiet = rules.quiet_pits_and_captures_sized::<P>(&board, &mut captures);
+                while quiet != 0 {
+                    let pit = quiet.trailing_zeros() as usize;
+                    quiet &= quiet - 1;
+                    let child = rules.known_quiet_child(&board, pit);
+                    let i = index.rank_sized::<P>(&child).expect("a child is stored");
+                    lookups.push((level | i, b));
+                }
+            }
+            (lookups, ends)
+        })
+        .collect();
+    let mut all = Vec::new();
+    for (lookups, ends) in found {
+        all.extend_from_slice(&lookups);
+        for (b, v) in ends {
+            best[b as usize] = v;
+        }
+    }
+    all
+}

@@ -1,0 +1,108 @@
+//! The build under several ranks without MPI, as threads of this process
+//! ([`ThreadRank`]): what the solver does with several ranks is all here: each rank holding its share
+//! of the lower levels and asking the others for the children of its
+//! captures, rank 0 gathering the level's shares to write it, and a build
+//! that goes on above levels written before decoding its shares with the
+//! others. The files must be byte for byte those of one process.
+//! (`tests/tests/mpi.rs` runs the same under `mpirun`.)
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use awari_dbformat::cluster::threads::ThreadRank;
+use awari_dbformat::cluster::Ranks;
+use awari_dbformat::file::{Stored, WriteOptions};
+use awari_dbformat::{RuleSet, Rules};
+use awari_solver::build::{build, build_on, Cells, Options, Plan};
+
+fn options(dir: &Path) -> Options {
+    Options {
+        dir: dir.to_path_buf(),
+        memory: 1 << 30,
+        progress: false,
+        write: WriteOptions::default(),
+        certificate: true,
+        stored: Stored::LowerBounds,
+        partitions: None,
+        on_disk: false,
+        spare_disk: false,
+        work_dir: None,
+        checkpoint_seconds: None,
+        cells: Cells::Auto,
+    }
+}
+
+/// Every file of directory `dir` (none in subdirectories, which must be
+/// gone) by name, with its bytes; the statistics by their counts only.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().into_string().unwrap();
+        assert!(entry.file_type().unwrap().is_file(), "{name} left in {dir:?}");
+        let bytes = std::fs::read(entry.path()).unwrap();
+        let bytes = if name.ends_with(".json") {
+            // (Times and ranks' figures differ; the counts must not.)
+            let report: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            serde_json::to_vec(&[&report["counts_stored"], &report["counts_all"]]).unwrap()
+        } else {
+            bytes
+        };
+        files.insert(name, bytes);
+    }
+    files
+}
+
+/// Builds `plan` into `dir` with `ranks` threads as ranks.
+fn build_with_ranks(plan: &Plan, dir: &Path, ranks: usize) {
+    let options = options(dir);
+    std::thread::scope(|scope| {
+        for rank in ThreadRank::job(ranks) {
+            let (plan, options) = (&plan, &options);
+            scope.spawn(move || {
+                build_on(plan, options, &rank, |_| {})
+                    .unwrap_or_else(|e| panic!("rank {}: {e}", rank.rank()))
+            });
+        }
+    });
+}
+
+#[test]
+fn ranks_in_threads_write_the_files_of_one_process() {
+    for set in RuleSet::ALL {
+        let rules = Rules::new(set, 6).unwrap();
+        let plan = Plan::up_to(rules, 12);
+        let scratch = tempfile::tempdir().unwrap();
+        let one = scratch.path().join("one");
+        build(&plan, &options(&one), |_| {}).unwrap();
+        let expected = files(&one);
+        assert_eq!(expected.len(), 3 * 13, "{set}: levels, certificates, statistics");
+        for ranks in [2, 3, 4] {
+            let dir = scratch.path().join(format!("ranks-{ranks}"));
+            build_with_ranks(&plan, &dir, ranks);
+            assert!(files(&dir) == expected, "{set}, {ranks} ranks: files differ");
+        }
+    }
+}
+
+#[test]
+fn ranks_go_on_above_levels_written_before() {
+    // The levels above 9 built again by ranks that read levels 0..=9
+    // from their files (shared out in even cuts, not as they were solved),
+    // by as many ranks as built them and by others.
+    let rules = Rules::default();
+    let plan = Plan::up_to(rules, 13);
+    let scratch = tempfile::tempdir().unwrap();
+    let one = scratch.path().join("one");
+    build(&plan, &options(&one), |_| {}).unwrap();
+    let expected = files(&one);
+    for (first, then) in [(3, 3), (2, 4), (4, 1)] {
+        let dir = scratch.path().join(format!("ranks-{first}-{then}"));
+        build_with_ranks(&Plan::up_to(rules, 9), &dir, first);
+        build_with_ranks(&plan, &dir, then);
+        assert!(
+            files(&dir) == expected,
+            "{first} ranks, then {then}: files differ"
+        );
+    }
+}
