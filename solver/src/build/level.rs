@@ -343,6 +343,9 @@ impl Build<'_> {
             layout: level_plan.split.then_some(CellLayout::Split),
             cold_dir: level_plan.cold_in_file.then(|| self.level_dir(seeds)),
             words_in_file_at_init: level_plan.words_in_file_at_init,
+            // (Whole blocks of the level file, and whole words of its free
+            // bits.)
+            share_align: lcm(u64::from(options.write.block_boards), 64),
             checkpoint_seconds: options.checkpoint_seconds.unwrap_or(60.0),
             checkpoint_cost_multiple: if options.checkpoint_seconds.is_some() {
                 0.0
@@ -628,4 +631,15 @@ impl Build<'_> {
         }
         Ok(())
     }
+}
+
+/// The least common multiple of `a` and `b`.
+fn lcm(a: u64, b: u64) -> u64 {
+    let gcd = |mut x: u64, mut y: u64| {
+        while y != 0 {
+            (x, y) = (y, x % y);
+        }
+        x
+    };
+    a / gcd(a, b) * b
 }

@@ -126,6 +126,11 @@ pub struct SolveOptions {
     /// during the initial pass (copied to memory after it), so that its
     /// sorted lookups have the memory; `false`: in memory throughout.
     pub words_in_file_at_init: bool,
+    /// Under MPI, the partitions hold a multiple of this many boards (a
+    /// multiple of 64): the level file's blocks, so that each rank's share
+    /// of the level is whole blocks, which it encodes itself
+    /// ([`awari_dbformat::file::shared`]).
+    pub share_align: u64,
 }
 
 impl Default for SolveOptions {
@@ -145,6 +150,7 @@ impl Default for SolveOptions {
             unstored_captures: None,
             cold_dir: None,
             words_in_file_at_init: false,
+            share_align: awari_dbformat::cluster::SHARE_ALIGN,
         }
     }
 }

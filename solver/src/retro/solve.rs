@@ -4,7 +4,7 @@
 //! ([`super::stage_loop`]), and the level's values assembled from its
 //! partitions' ([`super::assemble`]).
 
-use awari_dbformat::cluster::{OneProcess, Ranks, SHARE_ALIGN};
+use awari_dbformat::cluster::{OneProcess, Ranks};
 use awari_dbformat::file::LevelId;
 use awari_dbformat::Levels;
 use awari_dbformat::{with_pits, Index, Rules};
@@ -94,7 +94,7 @@ impl<'a> Level<'a> {
         // (Under MPI, whole blocks of the level file: each rank keeps its
         // partitions' values as its share of the level.)
         let partitions = if job.ranks.size() > 1 {
-            Partitions::aligned(boards, wanted, SHARE_ALIGN)
+            Partitions::aligned(boards, wanted, job.options.share_align)
         } else {
             Partitions::new(boards, wanted)
         };
