@@ -39,7 +39,10 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     for entry in std::fs::read_dir(dir).unwrap() {
         let entry = entry.unwrap();
         let name = entry.file_name().into_string().unwrap();
-        assert!(entry.file_type().unwrap().is_file(), "{name} left in {dir:?}");
+        assert!(
+            entry.file_type().unwrap().is_file(),
+            "{name} left in {dir:?}"
+        );
         let bytes = std::fs::read(entry.path()).unwrap();
         let bytes = if name.ends_with(".json") {
             // (Times and ranks' figures differ; the counts must not.)
@@ -76,11 +79,18 @@ fn ranks_in_threads_write_the_files_of_one_process() {
         let one = scratch.path().join("one");
         build(&plan, &options(&one), |_| {}).unwrap();
         let expected = files(&one);
-        assert_eq!(expected.len(), 3 * 13, "{set}: levels, certificates, statistics");
+        assert_eq!(
+            expected.len(),
+            3 * 13,
+            "{set}: levels, certificates, statistics"
+        );
         for ranks in [2, 3, 4] {
             let dir = scratch.path().join(format!("ranks-{ranks}"));
             build_with_ranks(&plan, &dir, ranks);
-            assert!(files(&dir) == expected, "{set}, {ranks} ranks: files differ");
+            assert!(
+                files(&dir) == expected,
+                "{set}, {ranks} ranks: files differ"
+            );
         }
     }
 }

@@ -274,5 +274,4 @@ impl Ranks for OneProcess {
     fn all_gather_bytes(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
         vec![bytes.to_vec()]
     }
-
 }

@@ -32,7 +32,10 @@ impl Shares {
     /// When `ranks` or `count` is 0, or the partitions do not cover the
     /// level.
     pub fn of_partitions(boards: u64, size: u64, count: usize, ranks: usize) -> Shares {
-        assert!(ranks > 0 && count > 0, "at least one rank and one partition");
+        assert!(
+            ranks > 0 && count > 0,
+            "at least one rank and one partition"
+        );
         assert!(
             size * count as u64 >= boards && size * (count as u64 - 1) < boards.max(1),
             "{count} partitions of {size} boards do not cover {boards}"
@@ -121,7 +124,7 @@ mod tests {
                         let range = shares.range(r);
                         assert_eq!(range.start, next, "{boards} boards, {ranks} ranks");
                         // (An empty share at the end starts at the end.)
-                        assert!(range.start % SHARE_ALIGN == 0 || range.start == boards);
+                        assert!(range.start.is_multiple_of(SHARE_ALIGN) || range.start == boards);
                         for p in 0..count {
                             let start = p as u64 * size;
                             // The share holds exactly the partitions the rank owns.

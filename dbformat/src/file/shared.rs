@@ -92,15 +92,37 @@ pub fn write_level_shared<'a>(
         }
     };
     let model = choose_model(ranks, id, options, &share.boards, &stored_values)?;
-    let frames = encode_share(id, options, &model, chooser.as_ref(), &share, &stored_values)?;
-    append_in_order(ranks, dir, id, stored, options, model, &share.boards, frames)
+    let frames = encode_share(
+        id,
+        options,
+        &model,
+        chooser.as_ref(),
+        &share,
+        &stored_values,
+    )?;
+    append_in_order(
+        ranks,
+        dir,
+        id,
+        stored,
+        options,
+        model,
+        &share.boards,
+        frames,
+    )
 }
 
 /// The bound chooser of the whole level, learnt from the counts of every
 /// rank's part of its sample.
-fn learn_chooser(ranks: &dyn Ranks, id: LevelId, options: WriteOptions, share: &Share) -> BoundChooser {
+fn learn_chooser(
+    ranks: &dyn Ranks,
+    id: LevelId,
+    options: WriteOptions,
+    share: &Share,
+) -> BoundChooser {
     let unit = options.segment_boards;
-    let mine = BoundChooser::sample_counts(id, unit, id.boards(), share.boards.clone(), share.scores);
+    let mine =
+        BoundChooser::sample_counts(id, unit, id.boards(), share.boards.clone(), share.scores);
     let Some(mine) = mine else {
         // (No contexts on this board size: none on any rank.)
         return BoundChooser::from_counts(id, unit, None);
@@ -366,7 +388,11 @@ mod tests {
             .map(|i| {
                 let x = next();
                 let small = (x % 5) as i64 - 2 + ((i >> 9) % 3) as i64 - 1;
-                let v = if x % 17 == 0 { (x >> 8) as i64 % (2 * s + 1) - s } else { small };
+                let v = if x % 17 == 0 {
+                    (x >> 8) as i64 % (2 * s + 1) - s
+                } else {
+                    small
+                };
                 v.clamp(-s, s) as i8
             })
             .collect();

@@ -550,7 +550,6 @@ impl LevelWriter {
         };
         let bb = self.options.block_boards as usize;
         let first_board = self.encoded;
-        let model = &*model;
         let frames: Vec<std::io::Result<Vec<u8>>> = (0..boards.div_ceil(bb))
             .into_par_iter()
             .map(|i| {

@@ -257,7 +257,8 @@ impl<'a> Build<'a> {
         let lower = Levels::new(rules.pits());
         // (Under MPI each rank holds its share of the lower levels in
         // memory.)
-        let lower_in_files = ranks.size() == 1 && lower_levels_in_files(plan, options, last_missing);
+        let lower_in_files =
+            ranks.size() == 1 && lower_levels_in_files(plan, options, last_missing);
         let work_dir = options.work_dir();
         if lower_in_files && last_missing.is_some() {
             fs::create_dir_all(&work_dir).map_err(awari_dbformat::Error::io(&work_dir))?;

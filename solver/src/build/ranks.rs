@@ -53,7 +53,13 @@ impl Build<'_> {
         // The certificate goes before the level: the level's rename marks
         // it complete.
         if let Some(generations) = &solved.generations {
-            write_certificate_by_ranks(ranks, &options.dir, id, &shares_of(ranks, &shares), generations)?;
+            write_certificate_by_ranks(
+                ranks,
+                &options.dir,
+                id,
+                &shares_of(ranks, &shares),
+                generations,
+            )?;
         }
         let share = Share {
             boards: mine.clone(),
@@ -125,12 +131,12 @@ fn write_certificate_by_ranks(
     } else {
         None
     };
-    for r in 1..ranks.size() {
+    for (r, share) in shares.iter().enumerate().skip(1) {
         // (Rank r's generations, in bytes; the others send nothing.)
         let parts: Vec<Range<u64>> = (0..ranks.size())
             .map(|x| {
                 if x == r {
-                    0..2 * (shares[r].end - shares[r].start)
+                    0..2 * (share.end - share.start)
                 } else {
                     0..0
                 }
@@ -208,7 +214,10 @@ fn count_by_ranks(
         0,
         "every unstored board of level {seeds} has a value"
     );
-    Ok((stats::counts_of_histogram(&sums[..256]), stats::counts_of_histogram(&all)))
+    Ok((
+        stats::counts_of_histogram(&sums[..256]),
+        stats::counts_of_histogram(&all),
+    ))
 }
 
 /// The lookups of the quiet moves' children of unstored boards `boards`
@@ -227,7 +236,9 @@ fn quiet_lookups<const P: usize>(
     let first = boards.start;
     let level = u64::from(seeds) << LEVEL_SHIFT;
     let pieces = unstored.pieces(boards, 1 << 12);
-    let found: Vec<(Vec<(u64, u32)>, Vec<(u32, i8)>)> = pieces
+    // (Each piece's lookups, and its boards that end the game.)
+    type Found = (Vec<(u64, u32)>, Vec<(u32, i8)>);
+    let found: Vec<Found> = pieces
         .into_par_iter()
         .map(|piece| {
             let mut lookups = Vec::new();

@@ -7,12 +7,12 @@
 
 use std::time::Instant;
 
-use super::{init, owners};
 use super::solve::Level;
 use super::state::State;
 use super::store::{summaries, DiskStore, LevelState, Manifest, Store};
 use super::unstored::UnstoredCaptures;
 use super::Stage;
+use super::{init, owners};
 use crate::cells::Packing;
 use crate::error::SolveError;
 
@@ -170,7 +170,14 @@ fn run_initial_pass<L: Packing, const P: usize>(
             unstored: unstored.as_ref(),
         };
         let ranks = level.ranks;
-        init::initialise::<L, P>(&pass, ranks, sorted_lookups, on_disk, from, &mut after_window)?;
+        init::initialise::<L, P>(
+            &pass,
+            ranks,
+            sorted_lookups,
+            on_disk,
+            from,
+            &mut after_window,
+        )?;
     }
     if shared {
         // This rank's windows are done; the others may still ask.

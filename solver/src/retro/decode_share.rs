@@ -87,7 +87,11 @@ fn window_lookups(
             let mut lookups = Vec::new();
             let mut captures = MoveList::new();
             let count = (piece.end - piece.start) as usize;
-            for (k, board) in index.boards_from(seeds, piece.start).take(count).enumerate() {
+            for (k, board) in index
+                .boards_from(seeds, piece.start)
+                .take(count)
+                .enumerate()
+            {
                 rules.quiet_moves_and_captures(&board, &mut captures);
                 let at = (piece.start - boards.start) as u32 + k as u32;
                 for m in captures.iter() {

@@ -281,7 +281,13 @@ fn init_sorted<L: Packing, const P: usize>(
         // (or asked of the ranks that hold them).
         let unstored_boards = (window.unstored.end - window.unstored.start) as usize;
         let (best, best_unstored) = if shared {
-            best_captures_asked(ranks, pass.lower, &window.lookups, window.boards, unstored_boards)
+            best_captures_asked(
+                ranks,
+                pass.lower,
+                &window.lookups,
+                window.boards,
+                unstored_boards,
+            )
         } else {
             best_captures(pass.lower, &window.lookups, window.boards, unstored_boards)
         };

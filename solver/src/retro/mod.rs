@@ -123,18 +123,20 @@ mod state;
 mod store;
 mod unstored;
 
+pub(crate) use decode_share::decode_share;
+pub(crate) use init::LEVEL_SHIFT;
 pub use options::SolveOptions;
 pub(crate) use options::{
     cell_bytes_per_board, default_list_entries, split_state_bytes_per_board, state_bytes_per_board,
     GENERATION_BYTES_PER_BOARD, LIST_ENTRY_BYTES, LIVE_GENERATIONS,
 };
-pub use partition::Partitions;
-pub(crate) use decode_share::decode_share;
-pub(crate) use init::LEVEL_SHIFT;
-pub(crate) use store::dir_bytes;
-pub use unstored::{read_unstored_captures, read_unstored_range, remove_unstored_captures, NO_CAPTURE};
-pub(crate) use unstored::UnstoredBoards;
 pub(crate) use owners::{children_scores, more_to_ask};
+pub use partition::Partitions;
+pub(crate) use store::dir_bytes;
+pub(crate) use unstored::UnstoredBoards;
+pub use unstored::{
+    read_unstored_captures, read_unstored_range, remove_unstored_captures, NO_CAPTURE,
+};
 
 use awari_dbformat::file::LevelId;
 use awari_dbformat::level::{Generations, Values};

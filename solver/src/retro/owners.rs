@@ -110,5 +110,8 @@ fn score_at(lower: &Levels, child: u64) -> i8 {
 /// A child's level and index.
 #[inline]
 fn split_key(child: u64) -> (u32, u64) {
-    ((child >> LEVEL_SHIFT) as u32, child & ((1 << LEVEL_SHIFT) - 1))
+    (
+        (child >> LEVEL_SHIFT) as u32,
+        child & ((1 << LEVEL_SHIFT) - 1),
+    )
 }
