@@ -7,12 +7,13 @@ use std::collections::BTreeMap;
 
 use awari_dbformat::memory::cache::prefetch;
 use awari_dbformat::memory::resident;
-use awari_dbformat::UnstoredRow;
 use awari_dbformat::{with_pits, Board, Gain, Index, MoveList, Rules, Score};
 use rayon::prelude::*;
 
 use awari_dbformat::level::{capture_reaches, Values};
 use awari_dbformat::Levels;
+
+use crate::retro::UnstoredBoards;
 
 /// The number of boards with each value, by value.
 pub type Counts = BTreeMap<i8, u64>;
@@ -101,8 +102,8 @@ pub fn count_quiet_moves(
 pub struct Unstored {
     rules: Rules,
     seeds: u32,
-    /// The opponent rows of the unstored boards, in order.
-    rows: Vec<UnstoredRow>,
+    /// The unstored boards, in their opponent rows.
+    unstored: UnstoredBoards,
     /// The best value of every unstored board so far ([`NO_VALUE`] when
     /// none), the boards of each opponent row together, the rows in order.
     best: Vec<i8>,
@@ -136,7 +137,7 @@ impl Unstored {
 
     /// The number of unstored boards.
     fn boards(&self) -> usize {
-        self.rows.iter().map(|r| r.len()).sum::<u64>() as usize
+        self.unstored.count() as usize
     }
 
     /// The unstored boards of level `seeds` under `rules`, without values.
@@ -145,7 +146,7 @@ impl Unstored {
         Unstored {
             rules,
             seeds,
-            rows: index.unstored_rows(seeds).collect(),
+            unstored: UnstoredBoards::of(index, seeds),
             best: Vec::new(),
         }
     }
@@ -261,9 +262,10 @@ impl Unstored {
     ) {
         let (rules, seeds) = (self.rules, self.seeds);
         let index = Index::for_pits(rules.pits());
-        let mut slices = Vec::with_capacity(self.rows.len());
+        let rows = self.unstored.rows();
+        let mut slices = Vec::with_capacity(rows.len());
         let mut rest = self.best.as_mut_slice();
-        for row in &self.rows {
+        for row in rows {
             let (own, after) = rest.split_at_mut(row.len() as usize);
             slices.push(own);
             rest = after;
@@ -275,10 +277,9 @@ impl Unstored {
             // A task per opponent row (level 24: 134,596 rows for 34.6 million
             // boards), each valuing its boards a group at a time, with scratch
             // lists per thread.
-            self.rows
-                .par_iter()
-                .zip(slices.par_iter_mut())
-                .for_each_init(Scratch::default, |scratch, (row, best)| {
+            rows.par_iter().zip(slices.par_iter_mut()).for_each_init(
+                Scratch::default,
+                |scratch, (row, best)| {
                     let mut boards = row.boards().peekable();
                     let mut at = 0;
                     while boards.peek().is_some() {
@@ -288,7 +289,8 @@ impl Unstored {
                         one_ply_group::<P>(rules, index, values, lower, &share, scratch, group);
                         at += scratch.group.len();
                     }
-                });
+                },
+            );
             // The share read is not needed again: its pages go back (when the
             // resident set is held under a ceiling), so the next one has room.
             if read {

@@ -17,7 +17,7 @@
 //! - at the end of a level, each rank keeps its share of the level's values
 //!   for the levels above, and the ranks write the level together: each
 //!   encodes the blocks of its share and rank 0 appends them to the file
-//!   ([`crate::file::shared`], [`gather_parts_to_root`]).
+//!   ([`crate::file::shared`], [`send_to_root_in_order`]).
 //!
 //! The generations are the same as in one process with the same partitions,
 //! so the values, the free bits and the certificate are too, and the ranks
@@ -110,52 +110,35 @@ pub fn gather_figures(ranks: &dyn Ranks, figures: RankFigures) -> Vec<RankFigure
         .collect()
 }
 
-/// Sends each rank's part of an array to rank 0, which puts them in place:
-/// rank r's part is bytes `parts[r]` of the array (the same `parts` on
-/// every rank; rank 0's own is left where it is). `read(range)` gives this
-/// rank's bytes `range` of its part; on rank 0, `write(at, bytes)` puts the
-/// bytes another rank sent at offset `at`. In rounds of at most `piece`
-/// bytes from each rank, so that no message outgrows MPI's `int` counts
-/// and the memory of one round is small. Every rank calls it.
+/// Sends each rank's bytes to rank 0, one rank after the other (all of
+/// rank 1's, then rank 2's, ...), in pieces of at most `piece` bytes, so
+/// that no message outgrows MPI's `int` counts and one piece is all the
+/// memory a round takes. Rank r sends `lengths[r]` bytes (the same
+/// `lengths` on every rank; rank 0's own are not sent); `read(range)` gives
+/// this rank's bytes `range`; on rank 0, `write(r, bytes)` takes the next
+/// bytes of rank r. Every rank calls it.
 ///
 /// # Errors
 /// The first error of `read` or `write` (on one rank: the job then fails
 /// at its next collective operation).
-pub fn gather_parts_to_root<E>(
+pub fn send_to_root_in_order<E>(
     ranks: &dyn Ranks,
-    parts: &[std::ops::Range<u64>],
+    lengths: &[u64],
     piece: u64,
     mut read: impl FnMut(std::ops::Range<u64>) -> Result<Vec<u8>, E>,
-    mut write: impl FnMut(u64, &[u8]) -> Result<(), E>,
+    mut write: impl FnMut(usize, &[u8]) -> Result<(), E>,
 ) -> Result<(), E> {
     let me = ranks.rank();
     let piece = piece.max(1);
-    // (The same count on every rank: the parts are known to all.)
-    let rounds = parts
-        .iter()
-        .skip(1)
-        .map(|p| (p.end - p.start).div_ceil(piece))
-        .max()
-        .unwrap_or(0);
-    let in_round = |r: usize, round: u64| {
-        let part = &parts[r];
-        let start = (part.start + round * piece).min(part.end);
-        start..(start + piece).min(part.end)
-    };
-    for round in 0..rounds {
-        let mut outgoing = vec![Vec::new(); ranks.size()];
-        if me != 0 {
-            let range = in_round(me, round);
-            if !range.is_empty() {
-                outgoing[0] = read(range)?;
+    for (r, &length) in lengths.iter().enumerate().skip(1) {
+        for start in (0..length).step_by(piece as usize) {
+            let mut outgoing = vec![Vec::new(); ranks.size()];
+            if me == r {
+                outgoing[0] = read(start..(start + piece).min(length))?;
             }
-        }
-        let received = ranks.exchange_bytes(outgoing);
-        if me == 0 {
-            for (r, bytes) in received.iter().enumerate().skip(1) {
-                if !bytes.is_empty() {
-                    write(in_round(r, round).start, bytes)?;
-                }
+            let received = ranks.exchange_bytes(outgoing);
+            if me == 0 {
+                write(r, &received[r])?;
             }
         }
     }

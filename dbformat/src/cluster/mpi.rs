@@ -4,7 +4,7 @@
 //! The operations are MPI collectives, called by the thread that drives the
 //! solve ([`Threading::Funneled`]; the rayon workers never call MPI). Their
 //! callers keep each message within MPI's `int` counts (large arrays go to
-//! rank 0 in rounds: [`super::gather_parts_to_root`]).
+//! rank 0 in pieces: [`super::send_to_root_in_order`]).
 //!
 //! A rank that dies takes the job down: OpenMPI's default error handler
 //! aborts every rank, and `mpirun` names the one that failed. The levels

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::cluster::{gather_parts_to_root, Ranks};
+use crate::cluster::{send_to_root_in_order, Ranks};
 use crate::error::{Error, Result};
 
 use super::bounds::{BoundChooser, Stored};
@@ -311,40 +311,40 @@ fn append_in_order(
     } else {
         (None, frames.concat())
     };
+    // On rank 0: each rank's frames, cut from its bytes as they come; its
+    // first block follows the last of the rank before.
     let block = u64::from(options.block_boards);
-    for r in 1..ranks.size() {
-        let parts: Vec<Range<u64>> = (0..ranks.size())
-            .map(|x| if x == r { 0..totals[r] } else { 0..0 })
-            .collect();
-        // On rank 0: rank r's frames, cut from the bytes as they come; the
-        // first of its blocks follows the last of the ranks before.
-        let mut pending: Vec<u8> = Vec::new();
-        let mut next = 0usize;
-        let read = |range: Range<u64>| -> Result<Vec<u8>> {
-            Ok(bytes[range.start as usize..range.end as usize].to_vec())
-        };
-        let write = |_: u64, piece: &[u8]| -> Result<()> {
-            let writer = writer.as_mut().expect("rank 0 writes");
-            pending.extend_from_slice(piece);
-            let lengths = &lengths_of[r];
-            let mut whole = Vec::new();
-            let mut used = 0usize;
-            while next < lengths.len() && pending.len() - used >= lengths[next] as usize {
-                let len = lengths[next] as usize;
-                whole.push(pending[used..used + len].to_vec());
-                used += len;
-                next += 1;
-            }
-            pending.drain(..used);
-            if !whole.is_empty() {
-                let done = writer.pushed_boards();
-                let boards = (whole.len() as u64 * block).min(id.boards() - done);
-                writer.push_frames(boards, whole)?;
-            }
-            Ok(())
-        };
-        gather_parts_to_root(ranks, &parts, PIECE, read, write)?;
-    }
+    let mut pending: Vec<u8> = Vec::new();
+    let mut next = 0usize;
+    let mut from = 0usize;
+    let read = |range: Range<u64>| -> Result<Vec<u8>> {
+        Ok(bytes[range.start as usize..range.end as usize].to_vec())
+    };
+    let write = |r: usize, piece: &[u8]| -> Result<()> {
+        let writer = writer.as_mut().expect("rank 0 writes");
+        if r != from {
+            debug_assert!(pending.is_empty(), "whole frames from rank {from}");
+            (from, next) = (r, 0);
+        }
+        pending.extend_from_slice(piece);
+        let lengths = &lengths_of[r];
+        let mut whole = Vec::new();
+        let mut used = 0usize;
+        while next < lengths.len() && pending.len() - used >= lengths[next] as usize {
+            let len = lengths[next] as usize;
+            whole.push(pending[used..used + len].to_vec());
+            used += len;
+            next += 1;
+        }
+        pending.drain(..used);
+        if !whole.is_empty() {
+            let done = writer.pushed_boards();
+            let boards = (whole.len() as u64 * block).min(id.boards() - done);
+            writer.push_frames(boards, whole)?;
+        }
+        Ok(())
+    };
+    send_to_root_in_order(ranks, &totals, PIECE, read, write)?;
     match writer {
         Some(writer) => Ok(Some(writer.finish()?)),
         None => Ok(None),

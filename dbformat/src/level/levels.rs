@@ -52,25 +52,35 @@ impl Levels {
         self.insert_share(seeds, 0, values);
     }
 
+    /// Puts `held` in the place of level `seeds`.
+    fn put(&mut self, seeds: u32, held: Held) {
+        assert!(
+            held.first + held.values.len() as u64 <= self.index.level_size(seeds),
+            "boards {}.. of level {seeds} run past its end",
+            held.first
+        );
+        let s = seeds as usize;
+        if self.levels.len() <= s {
+            self.levels.resize(s + 1, None);
+        }
+        self.levels[s] = Some(held);
+    }
+
     /// Adds (or replaces) the scores of boards `first..first + values.len()`
     /// of level `seeds`: a rank's share of it.
     ///
     /// # Panics
     /// When the boards run past the end of the level.
     pub fn insert_share(&mut self, seeds: u32, first: u64, values: Arc<Values>) {
-        assert!(
-            first + values.len() as u64 <= self.index.level_size(seeds),
-            "boards {first}.. of level {seeds} run past its end"
+        let shares = None;
+        self.put(
+            seeds,
+            Held {
+                first,
+                values,
+                shares,
+            },
         );
-        let s = seeds as usize;
-        if self.levels.len() <= s {
-            self.levels.resize(s + 1, None);
-        }
-        self.levels[s] = Some(Held {
-            first,
-            values,
-            shares: None,
-        });
     }
 
     /// Adds (or replaces) rank `rank`'s share of level `seeds`, `values`,
@@ -86,10 +96,12 @@ impl Levels {
             "the share of rank {rank} of level {seeds} has the wrong size"
         );
         assert_eq!(shares.boards(), self.index.level_size(seeds));
-        self.insert_share(seeds, share.start, values);
-        if let Some(Some(held)) = self.levels.get_mut(seeds as usize) {
-            held.shares = Some(Arc::new(shares));
-        }
+        let held = Held {
+            first: share.start,
+            values,
+            shares: Some(Arc::new(shares)),
+        };
+        self.put(seeds, held);
     }
 
     /// The rank that holds board `i` of level `seeds`: 0 for a level held

@@ -373,8 +373,7 @@ impl Build<'_> {
             }),
             // Where the sorted windows also value the unstored boards'
             // captures for the statistics (under MPI, a file per rank, each
-            // valuing the unstored boards of its share, gathered into rank
-            // 0's).
+            // valuing the unstored boards that go with its share).
             unstored_captures: sorts.then(|| self.level_dir(seeds).join(self.unstored_name())),
             // The cells stay, named as solved, until the level file is
             // written: a run stopped while it writes resumes there.

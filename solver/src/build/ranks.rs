@@ -8,7 +8,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
-use awari_dbformat::cluster::{gather_parts_to_root, Ranks};
+use awari_dbformat::cluster::{send_to_root_in_order, Ranks};
 use awari_dbformat::file::shared::{write_level_shared, Share};
 use awari_dbformat::file::{self, CertificateWriter, Stored};
 use awari_dbformat::level::Generations;
@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use super::level::Written;
 use super::{Build, Held};
 use crate::error::SolveError;
-use crate::retro::{self, SolveOptions, SolvedLevel, UnstoredBoards, LEVEL_SHIFT};
+use crate::retro::{self, SolveOptions, SolvedLevel, UnstoredBoards};
 use crate::stats::{self, Counts};
 
 /// The most bytes of generations a rank sends rank 0 in one round.
@@ -53,13 +53,10 @@ impl Build<'_> {
         // The certificate goes before the level: the level's rename marks
         // it complete.
         if let Some(generations) = &solved.generations {
-            write_certificate_by_ranks(
-                ranks,
-                &options.dir,
-                id,
-                &shares_of(ranks, &shares),
-                generations,
-            )?;
+            let boards: Vec<u64> = (0..ranks.size())
+                .map(|r| shares.range(r).end - shares.range(r).start)
+                .collect();
+            write_certificate_by_ranks(ranks, &options.dir, id, &boards, generations)?;
         }
         let share = Share {
             boards: mine.clone(),
@@ -104,15 +101,10 @@ impl Build<'_> {
     }
 }
 
-/// The boards of each rank's share, by rank.
-fn shares_of(ranks: &dyn Ranks, shares: &awari_dbformat::cluster::Shares) -> Vec<Range<u64>> {
-    (0..ranks.size()).map(|r| shares.range(r)).collect()
-}
-
 /// Writes the certificate of level `id` into `dir` from every rank's share
-/// of its generations (`shares`: each rank's boards; this rank's
-/// `generations`): rank 0 pushes its own, then each other rank's as it
-/// arrives, in rounds of at most [`PIECE`] bytes.
+/// of its generations (each rank's `boards`; this rank's `generations`):
+/// rank 0 pushes its own, then each other rank's as it arrives, in pieces
+/// of at most [`PIECE`] bytes (even: no generation is cut).
 ///
 /// # Errors
 /// A certificate that cannot be written (on rank 0).
@@ -120,46 +112,33 @@ fn write_certificate_by_ranks(
     ranks: &dyn Ranks,
     dir: &Path,
     id: file::LevelId,
-    shares: &[Range<u64>],
+    boards: &[u64],
     generations: &Generations,
 ) -> Result<(), SolveError> {
-    let me = ranks.rank();
-    let mut writer = if me == 0 {
+    let mut writer = if ranks.is_root() {
         let mut writer = CertificateWriter::new(dir, id)?;
         writer.push(generations)?;
         Some(writer)
     } else {
         None
     };
-    for (r, share) in shares.iter().enumerate().skip(1) {
-        // (Rank r's generations, in bytes; the others send nothing.)
-        let parts: Vec<Range<u64>> = (0..ranks.size())
-            .map(|x| {
-                if x == r {
-                    0..2 * (share.end - share.start)
-                } else {
-                    0..0
-                }
-            })
+    let read = |bytes: Range<u64>| -> Result<Vec<u8>, SolveError> {
+        let (from, to) = ((bytes.start / 2) as usize, (bytes.end / 2) as usize);
+        Ok(generations[from..to]
+            .iter()
+            .flat_map(|g| g.to_le_bytes())
+            .collect())
+    };
+    let write = |_: usize, bytes: &[u8]| -> Result<(), SolveError> {
+        let order: Vec<u16> = bytes
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
             .collect();
-        let read = |range: Range<u64>| -> Result<Vec<u8>, SolveError> {
-            let (from, to) = ((range.start / 2) as usize, (range.end / 2) as usize);
-            Ok(generations[from..to]
-                .iter()
-                .flat_map(|g| g.to_le_bytes())
-                .collect())
-        };
-        let write = |_: u64, bytes: &[u8]| -> Result<(), SolveError> {
-            let order: Vec<u16> = bytes
-                .chunks_exact(2)
-                .map(|b| u16::from_le_bytes([b[0], b[1]]))
-                .collect();
-            writer.as_mut().expect("rank 0 writes").push(&order)?;
-            Ok(())
-        };
-        // (Pieces of an even number of bytes: no generation is cut.)
-        gather_parts_to_root(ranks, &parts, PIECE, read, write)?;
-    }
+        writer.as_mut().expect("rank 0 writes").push(&order)?;
+        Ok(())
+    };
+    let lengths: Vec<u64> = boards.iter().map(|&n| 2 * n).collect();
+    send_to_root_in_order(ranks, &lengths, PIECE, read, write)?;
     if let Some(writer) = writer {
         writer.finish()?;
     }
@@ -234,7 +213,6 @@ fn quiet_lookups<const P: usize>(
     best: &mut [i8],
 ) -> Vec<(u64, u32)> {
     let first = boards.start;
-    let level = u64::from(seeds) << LEVEL_SHIFT;
     let pieces = unstored.pieces(boards, 1 << 12);
     // (Each piece's lookups, and its boards that end the game.)
     type Found = (Vec<(u64, u32)>, Vec<(u32, i8)>);
@@ -258,7 +236,7 @@ fn quiet_lookups<const P: usize>(
                     quiet &= quiet - 1;
                     let child = rules.known_quiet_child(&board, pit);
                     let i = index.rank_sized::<P>(&child).expect("a child is stored");
-                    lookups.push((level | i, b));
+                    lookups.push((retro::child_key(seeds, i), b));
                 }
             }
             (lookups, ends)

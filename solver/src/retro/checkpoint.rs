@@ -131,13 +131,10 @@ fn run_initial_pass<L: Packing, const P: usize>(
 ) -> Result<f64, SolveError> {
     let started = Instant::now();
     let options = level.options;
-    // Under MPI the lower levels are shared out: the captures are looked up
-    // in sorted windows, asked of the ranks that hold them.
+    // (Under MPI the lower levels are shared out: the captures are looked
+    // up in sorted windows, asked of the ranks that hold them.)
     let shared = level.ranks.size() > 1;
-    let sorted_lookups = match options.sorted_lookups {
-        None if shared => Some(SHARED_WINDOW_LOOKUPS),
-        sorted => sorted,
-    };
+    let sorted_lookups = options.sorted_lookups;
     let unstored = match &options.unstored_captures {
         Some(path) if sorted_lookups.is_some() => {
             let fresh = initialised.iter().all(|&n| n == 0);
@@ -190,10 +187,6 @@ fn run_initial_pass<L: Packing, const P: usize>(
     }
     Ok(seconds_before + started.elapsed().as_secs_f64())
 }
-
-/// The lookups of a window of the initial pass under MPI when the options
-/// set none (`SolveOptions::sorted_lookups`): 64 Mi, 1 GiB of them.
-const SHARED_WINDOW_LOOKUPS: usize = 1 << 26;
 
 /// How far the initial pass is, partition by partition. On disk, the boards
 /// done are checkpointed as the pass goes (at most every

@@ -216,11 +216,11 @@ fn no_move<L: Packing>(rules: Rules, seeds: u32) -> i8 {
 }
 
 /// A capture waiting for its child's value in [`init_sorted`]: the child
-/// (its level above [`LEVEL_SHIFT`], its index below), the capturing board
+/// ([`child_key`]), the capturing board
 /// (its place among the window's stored boards, or its unstored ones) and
 /// what the capture adds.
 #[derive(Clone, Copy)]
-struct Lookup {
+pub(super) struct Lookup {
     child: u64,
     board: u32,
     gain: Gain,
@@ -230,7 +230,20 @@ struct Lookup {
 
 /// Where a [`Lookup`]'s child level starts in its key (indices stay below
 /// 2^42: level 48 has 2^37.6 boards).
-pub(crate) const LEVEL_SHIFT: u32 = 42;
+const LEVEL_SHIFT: u32 = 42;
+
+/// The key of board `i` of level `seeds` in a [`Lookup`] (and in the asks
+/// between ranks: [`super::owners`]).
+#[inline]
+pub(crate) fn child_key(seeds: u32, i: u64) -> u64 {
+    u64::from(seeds) << LEVEL_SHIFT | i
+}
+
+/// The level and the index of a [`child_key`].
+#[inline]
+pub(crate) fn split_key(key: u64) -> (u32, u64) {
+    ((key >> LEVEL_SHIFT) as u32, key & ((1 << LEVEL_SHIFT) - 1))
+}
 
 /// Lookups read by one task of [`init_sorted`]; their children's pages are
 /// read ahead together.
@@ -418,8 +431,7 @@ fn best_captures(
     lookups.par_chunks(LOOKUP_RUN).for_each(|run| {
         read_ahead(lower, run);
         for l in run {
-            let level = (l.child >> LEVEL_SHIFT) as u32;
-            let i = l.child & ((1 << LEVEL_SHIFT) - 1);
+            let (level, i) = split_key(l.child);
             let value = l.gain.value(Score::new(*lower.slot_at(level, i))).get();
             let best = if l.unstored { &best_unstored } else { &best };
             best[l.board as usize].fetch_max(value, Relaxed);
@@ -432,7 +444,7 @@ fn best_captures(
 /// [`best_captures`] with the lower levels shared out among the ranks:
 /// the children's scores asked of the ranks that hold them, in one round
 /// ([`owners::children_scores`]).
-fn best_captures_asked(
+pub(super) fn best_captures_asked(
     ranks: &dyn Ranks,
     lower: &Levels,
     lookups: &[Lookup],
@@ -514,6 +526,43 @@ fn chunk_lookups<L: Packing, const P: usize>(
     (cells, lookups)
 }
 
+/// The lookups of the captures of boards `boards` of level `seeds`
+/// (numbered from 0 in the window), sorted by child: a level read from its
+/// file has its lower bounds raised to them ([`super::decode_share`]).
+pub(super) fn sorted_capture_lookups<const P: usize>(
+    rules: Rules,
+    index: &Index,
+    seeds: u32,
+    boards: Range<u64>,
+) -> Vec<Lookup> {
+    let pieces: Vec<Range<u64>> = boards
+        .clone()
+        .step_by(CAPTURE_PIECE as usize)
+        .map(|start| start..(start + CAPTURE_PIECE).min(boards.end))
+        .collect();
+    let per_piece: Vec<Vec<Lookup>> = pieces
+        .into_par_iter()
+        .map(|piece| {
+            let mut lookups = Vec::new();
+            let mut captures = MoveList::new();
+            let count = (piece.end - piece.start) as usize;
+            let at = (piece.start - boards.start) as u32;
+            let all = index.boards_from(seeds, piece.start).take(count);
+            for (k, board) in all.enumerate() {
+                rules.quiet_moves_and_captures_sized::<P>(&board, &mut captures);
+                push_lookups::<P>(index, &captures, at + k as u32, false, &mut lookups);
+            }
+            lookups
+        })
+        .collect();
+    let mut lookups = per_piece.concat();
+    lookups.par_sort_unstable_by_key(|l: &Lookup| l.child);
+    lookups
+}
+
+/// Boards of a task of [`sorted_capture_lookups`].
+const CAPTURE_PIECE: u64 = 1 << 16;
+
 /// Appends to `lookups` those of `captures`, the captures of board `board`
 /// of a window (one of its unstored boards when `unstored`).
 fn push_lookups<const P: usize>(
@@ -528,7 +577,7 @@ fn push_lookups<const P: usize>(
             .rank_sized::<P>(&m.child)
             .expect("a child is always stored");
         lookups.push(Lookup {
-            child: (m.child.seeds() as u64) << LEVEL_SHIFT | i,
+            child: child_key(m.child.seeds(), i),
             board,
             gain: m.gain(),
             unstored,
@@ -583,14 +632,13 @@ const UNSTORED_PIECE: u64 = 1 << 14;
 fn read_ahead(lower: &Levels, run: &[Lookup]) {
     let mut from = 0;
     while from < run.len() {
-        let level = run[from].child >> LEVEL_SHIFT;
-        let to = from + run[from..].partition_point(|l| l.child >> LEVEL_SHIFT == level);
-        let mask = (1 << LEVEL_SHIFT) - 1;
-        let (lo, hi) = (run[from].child & mask, run[to - 1].child & mask);
+        let (level, lo) = split_key(run[from].child);
+        let to = from + run[from..].partition_point(|l| split_key(l.child).0 == level);
+        let hi = split_key(run[to - 1].child).1;
         if hi - lo < (to - from) as u64 * DENSE_SPAN {
-            lower.populate(level as u32, lo..hi + 1);
+            lower.populate(level, lo..hi + 1);
         } else {
-            lower.will_need(level as u32, lo..hi + 1);
+            lower.will_need(level, lo..hi + 1);
         }
         from = to;
     }

@@ -124,7 +124,7 @@ mod store;
 mod unstored;
 
 pub(crate) use decode_share::decode_share;
-pub(crate) use init::LEVEL_SHIFT;
+pub(crate) use init::child_key;
 pub use options::SolveOptions;
 pub(crate) use options::{
     cell_bytes_per_board, default_list_entries, split_state_bytes_per_board, state_bytes_per_board,
@@ -259,6 +259,12 @@ pub(crate) fn solve_level_on(
              built for more than one rank yet: give each rank more --memory"
         )));
     }
+    // (The lower levels are shared out among the ranks: the captures are
+    // asked of their owners, which takes sorted windows.)
+    assert!(
+        ranks.size() == 1 || options.sorted_lookups.is_some(),
+        "several ranks look their captures up in sorted windows"
+    );
     let job = Job::new(rules, seeds, lower, progress, options);
     assert!(
         job.layout.holds(seeds),

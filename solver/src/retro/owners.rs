@@ -13,10 +13,10 @@ use awari_dbformat::cluster::Ranks;
 use awari_dbformat::Levels;
 use rayon::prelude::*;
 
-use super::init::LEVEL_SHIFT;
+use super::init::split_key;
 
-/// The score of each of `children` (keys of `super::init`'s lookups: the
-/// child's level above [`LEVEL_SHIFT`], its index below; sorted), in one
+/// The score of each of `children` (keys of `super::init`'s lookups:
+/// [`super::init::child_key`]; sorted), in one
 /// round with the other ranks, who ask theirs meanwhile: the children in
 /// this rank's shares of `lower` are read here, the others asked of their
 /// owners; what the others ask is read from this rank's shares.
@@ -105,13 +105,4 @@ fn owner_of(lower: &Levels, child: u64) -> usize {
 fn score_at(lower: &Levels, child: u64) -> i8 {
     let (level, i) = split_key(child);
     *lower.slot_at(level, i)
-}
-
-/// A child's level and index.
-#[inline]
-fn split_key(child: u64) -> (u32, u64) {
-    (
-        (child >> LEVEL_SHIFT) as u32,
-        child & ((1 << LEVEL_SHIFT) - 1),
-    )
 }

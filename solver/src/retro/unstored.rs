@@ -69,6 +69,11 @@ impl UnstoredBoards {
         self.boards
     }
 
+    /// The opponent rows of the unstored boards, in order.
+    pub fn rows(&self) -> &[UnstoredRow] {
+        &self.rows
+    }
+
     /// The first unstored board that goes with stored board `stored` (an
     /// index in the level, or the level's size for the end): the unstored
     /// boards of stored boards `a..b` are `first_with(a)..first_with(b)`.
@@ -148,17 +153,11 @@ impl UnstoredCaptures {
             if let Some(dir) = path.parent() {
                 fs::create_dir_all(dir).map_err(Error::io(dir))?;
             }
-            let file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(&path)
-                .map_err(Error::io(&path))?;
+            let file = File::create(&path).map_err(Error::io(&path))?;
             file.set_len(boards).map_err(Error::io(&path))?;
             file
         } else {
-            match OpenOptions::new().read(true).write(true).open(&path) {
+            match OpenOptions::new().write(true).open(&path) {
                 Ok(file) if file.metadata().is_ok_and(|m| m.len() == boards) => file,
                 _ => return Ok(None),
             }
