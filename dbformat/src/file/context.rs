@@ -293,23 +293,19 @@ pub(crate) fn counts_to_words(counts: &Counts) -> Vec<u64> {
     words
 }
 
-/// The sum of the counts of symbols of `alphabet` that `all` hold, as
-/// [`counts_to_words`] makes them: counts of parts of a sample add up to
+/// Adds to `sum` the counts that `words` hold, as [`counts_to_words`]
+/// makes them (of `sum`'s alphabet): counts of parts of a sample add up to
 /// the whole sample's.
-pub(crate) fn sum_counts<'a>(alphabet: usize, all: impl IntoIterator<Item = &'a [u64]>) -> Counts {
+pub(crate) fn add_counts(sum: &mut Counts, words: &[u64]) {
+    let alphabet = sum.0.len();
     let add = |sum: &mut [u64], more: &[u64]| sum.iter_mut().zip(more).for_each(|(s, m)| *s += m);
-    let mut global = vec![0u64; alphabet];
-    let mut rows: HashMap<usize, Vec<u64>> = HashMap::new();
-    for words in all {
-        let (overall, mut rest) = words.split_at(alphabet);
-        add(&mut global, overall);
-        while !rest.is_empty() {
-            let (ctx, row) = (rest[0] as usize, &rest[1..=alphabet]);
-            add(rows.entry(ctx).or_insert_with(|| vec![0; alphabet]), row);
-            rest = &rest[alphabet + 1..];
-        }
+    let (overall, mut rest) = words.split_at(alphabet);
+    add(&mut sum.0, overall);
+    while !rest.is_empty() {
+        let (ctx, row) = (rest[0] as usize, &rest[1..=alphabet]);
+        add(sum.1.entry(ctx).or_insert_with(|| vec![0; alphabet]), row);
+        rest = &rest[alphabet + 1..];
     }
-    (global, rows)
 }
 
 /// Whole blocks of a level's values that a model learns from, in a fixed

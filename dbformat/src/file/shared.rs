@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 use super::bounds::{BoundChooser, Stored};
 use super::codec::Model;
 use super::context::{
-    counts_to_words, sum_counts, usable_neighbours, LazyBlocks, Shape, PIT0_CLASSES,
+    add_counts, counts_to_words, usable_neighbours, Counts, LazyBlocks, Shape, PIT0_CLASSES,
 };
 use super::writer::{spread_sample, EncodingChoice, LevelWriter, WriteOptions, TRAIN_BOARDS};
 use super::LevelId;
@@ -127,9 +127,7 @@ fn learn_chooser(
         // (No contexts on this board size: none on any rank.)
         return BoundChooser::from_counts(id, unit, None);
     };
-    let alphabet = mine.0.len();
-    let all = all_words(ranks, &counts_to_words(&mine));
-    let counts = sum_counts(alphabet, all.iter().map(Vec::as_slice));
+    let counts = summed_over_ranks(ranks, &mine);
     BoundChooser::from_counts(id, unit, Some(&counts))
 }
 
@@ -166,8 +164,7 @@ fn choose_model<'v>(
         values_of: stored_values,
     };
     let counted = shape.count(id, &train);
-    let all = all_words(ranks, &counts_to_words(&counted));
-    let counts = sum_counts(shape.alphabet, all.iter().map(Vec::as_slice));
+    let counts = summed_over_ranks(ranks, &counted);
     // 2. The candidates, as the writer makes them.
     let candidates: Vec<Model> = match options.encoding {
         EncodingChoice::Raw => unreachable!("returned above"),
@@ -351,18 +348,26 @@ fn append_in_order(
     }
 }
 
-/// Every rank's `words`, by rank, on every rank.
-fn all_words(ranks: &dyn Ranks, words: &[u64]) -> Vec<Vec<u64>> {
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    ranks
-        .all_gather_bytes(&bytes)
-        .into_iter()
-        .map(|b| {
-            b.chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-                .collect()
-        })
-        .collect()
+/// The sum of every rank's counts (`mine` here), on every rank. One
+/// rank's counts go to all at a time, so that a rank holds the sum and one
+/// rank's counts, however many ranks there are.
+fn summed_over_ranks(ranks: &dyn Ranks, mine: &Counts) -> Counts {
+    let mut sum: Counts = (vec![0; mine.0.len()], Default::default());
+    let words = counts_to_words(mine);
+    for r in 0..ranks.size() {
+        let bytes: Vec<u8> = if r == ranks.rank() {
+            words.iter().flat_map(|w| w.to_le_bytes()).collect()
+        } else {
+            Vec::new()
+        };
+        let theirs = ranks.all_gather_bytes(&bytes).swap_remove(r);
+        let theirs: Vec<u64> = theirs
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect();
+        add_counts(&mut sum, &theirs);
+    }
+    sum
 }
 
 #[cfg(test)]

@@ -26,8 +26,9 @@ use crate::stats::{self, Counts};
 const PIECE: u64 = 1 << 28;
 
 /// Unstored boards valued by one window of [`count_by_ranks`] (their quiet
-/// moves' lookups, up to six a board, are held at once).
-const COUNT_WINDOW: u64 = 1 << 19;
+/// moves' lookups, up to six a board of 16 bytes, are held at once: at
+/// most 6 MiB).
+const COUNT_WINDOW: u64 = 1 << 16;
 
 impl Build<'_> {
     /// Writes level `seeds`, of which this rank holds its share `solved`,

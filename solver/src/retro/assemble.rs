@@ -66,6 +66,18 @@ fn across_ranks<L: Packing>(
     let shares = level.partitions.shares(level.ranks.size());
     let span = shares.range(level.ranks.rank());
     let first = span.start;
+    let own: Vec<usize> = level.own_partitions().collect();
+    if let [only] = own[..] {
+        // One partition, the whole share: its values made in place, as in
+        // one process (no copy beside the cells).
+        let mut states = states;
+        let mut state = states.swap_remove(only);
+        drop(states);
+        debug_assert_eq!(state.range(), span);
+        let generations = state.generations.take();
+        let (values, free) = state.into_values(level.seeds)?;
+        return Ok(((values, free, generations), first));
+    }
     let (values, free, mut generations) =
         in_memory(states, level, span.clone(), |p| level.owns(p))?;
     if level.options.record_generations {
