@@ -182,6 +182,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             CellsArg::Packed => Cells::Packed,
             CellsArg::Split => Cells::Split,
         },
+        rank_mail_bytes: None,
     };
     if cli.repetition == Repetition::Any {
         if ranks.size() > 1 {

@@ -8,12 +8,13 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use awari_dbformat::cluster::threads::ThreadRank;
 use awari_dbformat::cluster::Ranks;
 use awari_dbformat::file::{Stored, WriteOptions};
 use awari_dbformat::{RuleSet, Rules};
-use awari_solver::build::{build, build_on, Cells, Options, Plan};
+use awari_solver::build::{build, build_on, Cells, LevelReport, Options, Plan};
 
 fn options(dir: &Path) -> Options {
     Options {
@@ -29,6 +30,7 @@ fn options(dir: &Path) -> Options {
         work_dir: None,
         checkpoint_seconds: None,
         cells: Cells::Auto,
+        rank_mail_bytes: None,
     }
 }
 
@@ -58,16 +60,32 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 
 /// Builds `plan` into `dir` with `ranks` threads as ranks.
 fn build_with_ranks(plan: &Plan, dir: &Path, ranks: usize) {
-    let options = options(dir);
+    build_with_ranks_holding(plan, dir, ranks, None);
+}
+
+/// [`build_with_ranks`], each rank holding at most `mail_bytes` of the
+/// updates in transit in memory (the rest in its files). Returns the
+/// updates rank 0 put in its files.
+fn build_with_ranks_holding(plan: &Plan, dir: &Path, ranks: usize, mail_bytes: Option<u64>) -> u64 {
+    let options = Options {
+        rank_mail_bytes: mail_bytes,
+        ..options(dir)
+    };
+    let spilled = AtomicU64::new(0);
     std::thread::scope(|scope| {
         for rank in ThreadRank::job(ranks) {
-            let (plan, options) = (&plan, &options);
+            let (plan, options, spilled) = (&plan, &options, &spilled);
             scope.spawn(move || {
-                build_on(plan, options, &rank, |_| {})
+                let count = |report: &LevelReport| {
+                    let updates = report.stages.iter().map(|s| s.spilled_updates).sum();
+                    spilled.fetch_add(updates, Relaxed);
+                };
+                build_on(plan, options, &rank, count)
                     .unwrap_or_else(|e| panic!("rank {}: {e}", rank.rank()))
             });
         }
     });
+    spilled.into_inner()
 }
 
 #[test]
@@ -92,6 +110,24 @@ fn ranks_in_threads_write_the_files_of_one_process() {
                 "{set}, {ranks} ranks: files differ"
             );
         }
+    }
+}
+
+#[test]
+fn ranks_whose_mail_goes_to_files_write_the_files_of_one_process() {
+    // 64 bytes of updates in memory: nearly every generation's mail goes
+    // to the ranks' files and is read back in pieces for the exchange.
+    let rules = Rules::default();
+    let plan = Plan::up_to(rules, 13);
+    let scratch = tempfile::tempdir().unwrap();
+    let one = scratch.path().join("one");
+    build(&plan, &options(&one), |_| {}).unwrap();
+    let expected = files(&one);
+    for ranks in [2, 3] {
+        let dir = scratch.path().join(format!("ranks-{ranks}"));
+        let spilled = build_with_ranks_holding(&plan, &dir, ranks, Some(64));
+        assert!(spilled > 0, "{ranks} ranks: no update went to a file");
+        assert!(files(&dir) == expected, "{ranks} ranks: files differ");
     }
 }
 

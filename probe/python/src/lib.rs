@@ -1048,6 +1048,7 @@ fn solve<'py>(
         work_dir: None,
         checkpoint_seconds: None,
         cells: Default::default(),
+        rank_mail_bytes: None,
     };
     let reports = py.detach(|| {
         if progress {

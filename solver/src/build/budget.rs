@@ -490,6 +490,7 @@ mod tests {
             work_dir: None,
             checkpoint_seconds: None,
             cells: Cells::Auto,
+            rank_mail_bytes: None,
         }
     }
 

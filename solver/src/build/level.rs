@@ -34,6 +34,12 @@ use crate::stats::{self, Counts};
 /// unstored boards' captures (`SolveOptions::unstored_captures`).
 const UNSTORED_CAPTURES: &str = "unstored-captures";
 
+/// The updates in transit a rank holds in memory when its share of a level
+/// is in memory, unless the options say (4 MiB: half a million updates); the rest
+/// wait in files of its own (`SolveOptions::mail_dir`), in the page cache
+/// while it has room.
+const RANK_MAIL_BYTES: u64 = 4 << 20;
+
 /// What writing a level gives its report.
 pub(super) struct Written {
     /// The level file.
@@ -332,6 +338,7 @@ impl Build<'_> {
         // 61.1 s sorted, with 33 bytes a board read from disk besides).
         // Under MPI the lower levels are shared out among the ranks, and
         // the captures asked of their owners in the same sorted windows.
+        let ranks_in_memory = self.ranks.size() > 1 && !level_plan.on_disk;
         let sorts = self.ranks.size() > 1
             || self.lower_in_files
                 && ((level_plan.on_disk && reached_below > cache_room) || level_plan.cold_in_file);
@@ -353,7 +360,18 @@ impl Build<'_> {
                 9.0
             },
             resident_partitions: level_plan.resident_partitions,
-            mail_bytes: level_plan.mail_bytes,
+            // A rank in memory holds a few mebibytes of the updates in
+            // transit (most are a whole generation's for the other ranks,
+            // until the exchange); the rest wait in files of its own.
+            mail_bytes: if ranks_in_memory {
+                options.rank_mail_bytes.unwrap_or(RANK_MAIL_BYTES)
+            } else {
+                level_plan.mail_bytes
+            },
+            mail_dir: ranks_in_memory.then(|| {
+                self.level_dir(seeds)
+                    .join(format!("mail-rank-{}", self.ranks.rank()))
+            }),
             sorted_lookups: sorts.then(|| {
                 let cells = if level_plan.on_disk {
                     boards.div_ceil(level_plan.partitions) as f64
@@ -363,10 +381,12 @@ impl Build<'_> {
                 };
                 let within = level_plan.lookups_within(options.memory, cells as u64);
                 if self.ranks.size() > 1 {
-                    // (Under MPI, windows of a 32nd of a rank's share:
-                    // the memory of a rank falls with the ranks.)
+                    // (Under MPI, windows of lookups for a 128th of a
+                    // rank's share, about an eighth of a byte a board of it
+                    // (with the copies and the asks, a third), so that the
+                    // memory of a rank falls with the ranks.)
                     let share = boards / self.ranks.size() as u64;
-                    within.min((share / 32).max(1 << 16) as usize)
+                    within.min((share / 128).max(1 << 16) as usize)
                 } else {
                     within
                 }

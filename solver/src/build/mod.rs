@@ -130,6 +130,10 @@ pub struct Options {
     /// words fit, else the packed cells on disk). The files are the same
     /// whichever.
     pub cells: Cells,
+    /// Under MPI, with its share of a level in memory: the bytes of updates
+    /// in transit a rank holds in memory, the rest in files of its own in
+    /// the work directory; `None`: 4 MiB. The files are the same for any.
+    pub rank_mail_bytes: Option<u64>,
 }
 
 impl Options {

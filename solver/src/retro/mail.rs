@@ -45,11 +45,23 @@ struct Inbox {
     in_file: u64,
 }
 
-/// The updates taken from a box ([`Mail::take`]), for [`Delivery::each_piece`].
+/// The updates taken from a box ([`Mail::take`]), for
+/// [`Delivery::each_piece`] or [`Delivery::read_into`].
 #[derive(Default)]
 pub(super) struct Delivery {
     updates: Vec<u64>,
-    file: Option<(File, PathBuf, u64)>,
+    /// The updates in memory already read.
+    read: usize,
+    file: Option<SpilledBox>,
+}
+
+/// A box's file being read back: the file, its path, and the updates in it
+/// not read yet (from its start: it was written before).
+struct SpilledBox {
+    file: File,
+    path: PathBuf,
+    left: u64,
+    rewound: bool,
 }
 
 /// Updates read back from a box's file at a time (8 MiB).
@@ -86,13 +98,19 @@ impl Mail {
         let updates = std::mem::take(&mut taken.updates);
         self.held.fetch_sub(updates.len(), Relaxed);
         let file = match (taken.file.take(), &self.spill) {
-            (Some(file), Some((dir, name))) => {
-                let count = std::mem::take(&mut taken.in_file);
-                Some((file, box_path(dir, name, p), count))
-            }
+            (Some(file), Some((dir, name))) => Some(SpilledBox {
+                file,
+                path: box_path(dir, name, p),
+                left: std::mem::take(&mut taken.in_file),
+                rewound: false,
+            }),
             _ => None,
         };
-        Delivery { updates, file }
+        Delivery {
+            updates,
+            read: 0,
+            file,
+        }
     }
 
     /// The updates written to files so far.
@@ -170,16 +188,6 @@ impl Mailbox for Mail {
 }
 
 impl Delivery {
-    /// The updates taken from a box in memory.
-    ///
-    /// # Panics
-    /// When some of them are in the box's file (boxes that spill are not
-    /// sent to other ranks).
-    pub fn into_updates(self) -> Vec<u64> {
-        assert!(self.file.is_none(), "a spilled box is read by each_piece");
-        self.updates
-    }
-
     /// True when no update was taken.
     pub fn is_empty(&self) -> bool {
         self.updates.is_empty() && self.file.is_none()
@@ -191,34 +199,75 @@ impl Delivery {
     ///
     /// # Errors
     /// [`SolveError::Io`] naming the box's file when it cannot be read.
-    pub fn each_piece(self, mut apply: impl FnMut(&[u64])) -> Result<(), SolveError> {
+    pub fn each_piece(mut self, mut apply: impl FnMut(&[u64])) -> Result<(), SolveError> {
         if !self.updates.is_empty() {
             apply(&self.updates);
         }
-        drop(self.updates);
-        let Some((mut file, path, count)) = self.file else {
-            return Ok(());
-        };
-        file.seek(SeekFrom::Start(0)).map_err(Error::io(&path))?;
-        let mut bytes = vec![0u8; 8 * PIECE_UPDATES];
-        let mut piece = Vec::with_capacity(PIECE_UPDATES);
-        let mut left = count as usize;
-        while left > 0 {
-            let n = left.min(PIECE_UPDATES);
-            file.read_exact(&mut bytes[..8 * n])
-                .map_err(Error::io(&path))?;
+        self.updates = Vec::new();
+        let mut piece = Vec::with_capacity(PIECE_UPDATES.min(self.in_file() as usize));
+        while self.file.is_some() {
             piece.clear();
-            piece.extend(
-                bytes[..8 * n]
-                    .chunks_exact(8)
-                    .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
-            );
+            self.read_into(&mut piece, PIECE_UPDATES)?;
             apply(&piece);
-            left -= n;
         }
+        Ok(())
+    }
+
+    /// Moves the next updates to `out` until it holds `max` or none is
+    /// left: those held in memory, then those of the box's file (removed
+    /// once read). Returns true when none is left.
+    ///
+    /// # Errors
+    /// [`SolveError::Io`] naming the box's file when it cannot be read or
+    /// removed.
+    pub fn read_into(&mut self, out: &mut Vec<u64>, max: usize) -> Result<bool, SolveError> {
+        let n = (max.saturating_sub(out.len())).min(self.updates.len() - self.read);
+        out.extend_from_slice(&self.updates[self.read..self.read + n]);
+        self.read += n;
+        if self.read == self.updates.len() {
+            self.updates = Vec::new();
+            self.read = 0;
+        }
+        let Some(spilled) = &mut self.file else {
+            return Ok(self.updates.is_empty());
+        };
+        let path = &spilled.path;
+        if !spilled.rewound {
+            spilled
+                .file
+                .seek(SeekFrom::Start(0))
+                .map_err(Error::io(path))?;
+            spilled.rewound = true;
+        }
+        let n = (max.saturating_sub(out.len()) as u64).min(spilled.left) as usize;
+        let mut bytes = vec![0u8; 8 * n];
+        spilled
+            .file
+            .read_exact(&mut bytes)
+            .map_err(Error::io(path))?;
+        out.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
+        );
+        spilled.left -= n as u64;
+        if spilled.left > 0 {
+            return Ok(false);
+        }
+        let SpilledBox { file, path, .. } = self.file.take().expect("read above");
         drop(file);
         std::fs::remove_file(&path).map_err(Error::io(&path))?;
-        Ok(())
+        Ok(self.updates.is_empty())
+    }
+
+    /// The updates not read yet.
+    pub fn len(&self) -> u64 {
+        (self.updates.len() - self.read) as u64 + self.in_file()
+    }
+
+    /// The updates in the box's file not read yet.
+    fn in_file(&self) -> u64 {
+        self.file.as_ref().map_or(0, |f| f.left)
     }
 }
 

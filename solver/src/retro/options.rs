@@ -106,6 +106,11 @@ pub struct SolveOptions {
     /// partitions held in memory (8 per update); the rest wait in files of
     /// the work directory.
     pub mail_bytes: u64,
+    /// In memory, under MPI: a directory of this rank's own where the
+    /// updates in transit go past `mail_bytes` (most are for other ranks'
+    /// partitions, a whole generation's until the exchange); `None`: they
+    /// stay in memory. Removed when the stages end.
+    pub mail_dir: Option<PathBuf>,
     /// The initial pass reads the captures' children in their order, at
     /// most this many lookups held at once (16 bytes each); `None`: as the
     /// boards are generated. Sorted is the way for lower levels in files
@@ -146,6 +151,7 @@ impl Default for SolveOptions {
             checkpoint_cost_multiple: 0.0,
             resident_partitions: usize::MAX,
             mail_bytes: u64::MAX,
+            mail_dir: None,
             sorted_lookups: None,
             unstored_captures: None,
             cold_dir: None,

@@ -13,9 +13,9 @@
 
 use std::time::Instant;
 
-use super::batch::Outbox;
+use super::batch::{Mailbox, Outbox};
 use super::checkpoint::Checkpoints;
-use super::exchange::exchange_mail;
+use super::exchange::{exchange_mail, PIECE_UPDATES};
 use super::mail::{Delivery, Mail};
 use super::solve::Level;
 use super::stage::{self, Decided, Frontier};
@@ -44,7 +44,11 @@ pub(super) fn run_stages<L: Packing, const P: usize>(
     checkpoints: &mut Checkpoints,
 ) -> Result<u64, SolveError> {
     let io_start = crate::memory::disk_io();
-    let mail = MailBoxes::new(level.options, level.partitions, &work.store);
+    let mail = MailBoxes::new(level.options, level.partitions, &work.store)?;
+    let mail_dir = match work.store {
+        Store::Memory => level.options.mail_dir.as_ref(),
+        Store::Disk(_) => None,
+    };
     let mut stage_loop = StageLoop::<L, P> {
         level,
         work,
@@ -59,6 +63,10 @@ pub(super) fn run_stages<L: Packing, const P: usize>(
         }
         checkpoints.after_stage(level, stage_loop.work, k, stages, init_seconds)?;
     }
+    if let Some(dir) = mail_dir {
+        // (Empty: each box's file goes once read.)
+        std::fs::remove_dir_all(dir).map_err(awari_dbformat::Error::io(dir))?;
+    }
     Ok(stage_loop.updates_to_ranks)
 }
 
@@ -70,29 +78,39 @@ struct MailBoxes {
 }
 
 impl MailBoxes {
-    /// In memory; on disk, each set holds at most half the mail
+    /// In memory; on disk, and in memory under MPI with a directory for
+    /// it (`options.mail_dir`), each set holds at most half the mail
     /// `options.mail_bytes` has room for (the rest spills to files of the
-    /// level's directory), and an outbox's updates are memory of the
-    /// mail's share too.
-    fn new(options: &SolveOptions, partitions: Partitions, store: &Store) -> MailBoxes {
-        match store {
-            Store::Disk(disk) => {
-                let cap = (options.mail_bytes / 2 / 8).max(1) as usize;
-                let dir = disk.dir();
-                MailBoxes {
-                    sets: [
-                        Mail::spilling(partitions, cap, dir, "a"),
-                        Mail::spilling(partitions, cap, dir, "b"),
-                    ],
-                    outbox_updates: (options.mail_bytes / 8 / 8).clamp(1024, OUTBOX_UPDATES as u64)
-                        as usize,
-                }
-            }
-            Store::Memory => MailBoxes {
+    /// directory), and an outbox's updates are memory of the mail's share
+    /// too.
+    ///
+    /// # Errors
+    /// The mail's directory that cannot be made.
+    fn new(
+        options: &SolveOptions,
+        partitions: Partitions,
+        store: &Store,
+    ) -> Result<MailBoxes, SolveError> {
+        let dir = match store {
+            Store::Disk(disk) => Some(disk.dir().to_path_buf()),
+            Store::Memory => options.mail_dir.clone(),
+        };
+        let Some(dir) = dir else {
+            return Ok(MailBoxes {
                 sets: [Mail::in_memory(partitions), Mail::in_memory(partitions)],
                 outbox_updates: OUTBOX_UPDATES,
-            },
-        }
+            });
+        };
+        std::fs::create_dir_all(&dir).map_err(awari_dbformat::Error::io(&dir))?;
+        let cap = (options.mail_bytes / 2 / 8).max(1) as usize;
+        Ok(MailBoxes {
+            sets: [
+                Mail::spilling(partitions, cap, &dir, "a"),
+                Mail::spilling(partitions, cap, &dir, "b"),
+            ],
+            outbox_updates: (options.mail_bytes / 8 / 8).clamp(1024, OUTBOX_UPDATES as u64)
+                as usize,
+        })
     }
 
     /// The boxes taken and the boxes filled in generation `round`.
@@ -231,11 +249,57 @@ impl<L: Packing, const P: usize> StageLoop<'_, L, P> {
             sent += visit_sent;
         }
         if level.ranks.size() > 1 {
-            // The updates for other ranks' partitions go to them, into
-            // the boxes they take in the next round.
-            self.updates_to_ranks += exchange_mail(level.ranks, filled, count)?;
+            self.updates_to_ranks += self.exchange(k, round, filled, decided)?;
         }
         Ok((visited, sent))
+    }
+
+    /// Sends the updates of generation `round` of stage `k` for other
+    /// ranks' partitions (in `filled`) to them, and takes theirs: in
+    /// memory, this rank's partitions take them at once, as they would
+    /// before their visits in the next round (the same generation, into
+    /// the same frontier), adding the decisions to `decided`; on disk, they
+    /// wait in `filled` for that. Returns the updates sent.
+    fn exchange(
+        &mut self,
+        k: i8,
+        round: u32,
+        filled: &Mail,
+        decided: &mut Decided,
+    ) -> Result<u64, SolveError> {
+        let level = self.level;
+        let in_memory = matches!(self.work.store, Store::Memory);
+        exchange_mail(
+            level.ranks,
+            filled,
+            level.partitions,
+            PIECE_UPDATES,
+            |p, updates| {
+                if in_memory {
+                    *decided += self.take_now(p, updates, k, round)?;
+                    Ok(())
+                } else {
+                    filled.post(updates.to_vec())
+                }
+            },
+        )
+    }
+
+    /// Partition `p` takes `updates`, as decisions of generation
+    /// `generation` of stage `k`.
+    fn take_now(
+        &mut self,
+        p: usize,
+        updates: &[u64],
+        k: i8,
+        generation: u32,
+    ) -> Result<Decided, SolveError> {
+        let level = self.level;
+        let frontier = &self.frontiers[p];
+        self.work.with(p, |state| {
+            let step = level.step(state, k, generation);
+            stage::take_updates::<L, P>(&step, frontier, updates)
+        })
     }
 
     /// Partition `p` takes the updates of `delivery`, as decisions of
