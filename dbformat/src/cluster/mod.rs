@@ -110,6 +110,11 @@ pub fn gather_figures(ranks: &dyn Ranks, figures: RankFigures) -> Vec<RankFigure
         .collect()
 }
 
+/// The most bytes a rank sends rank 0 in one round of
+/// [`send_to_root_in_order`] when writing a level or its certificate (4
+/// MiB: a round takes a few times that on either side, whatever the share).
+pub const TO_ROOT_PIECE: u64 = 1 << 22;
+
 /// Sends each rank's bytes to rank 0, one rank after the other (all of
 /// rank 1's, then rank 2's, ...), in pieces of at most `piece` bytes, so
 /// that no message outgrows MPI's `int` counts and one piece is all the

@@ -10,7 +10,7 @@
 //! models. The candidates are measured the same way (the bytes of each
 //! rank's part of the measuring blocks, summed). Then each rank encodes the
 //! blocks of its share, and rank 0, which writes the file, appends them in
-//! order as they arrive, in rounds of at most [`PIECE`] bytes.
+//! order as they arrive, in rounds of at most [`TO_ROOT_PIECE`] bytes.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::cluster::{send_to_root_in_order, Ranks};
+use crate::cluster::{send_to_root_in_order, Ranks, TO_ROOT_PIECE};
 use crate::error::{Error, Result};
 
 use super::bounds::{BoundChooser, Stored};
@@ -28,9 +28,6 @@ use super::context::{
 };
 use super::writer::{spread_sample, EncodingChoice, LevelWriter, WriteOptions, TRAIN_BOARDS};
 use super::LevelId;
-
-/// The most bytes of encoded blocks a rank sends rank 0 in one round.
-const PIECE: u64 = 1 << 28;
 
 /// This rank's share of a level to write: boards `boards` (whole blocks,
 /// from a multiple of 64 boards), their scores and, for a file of lower
@@ -300,23 +297,30 @@ fn append_in_order(
     let totals = ranks.all_gather(&[lengths.iter().sum::<u64>()]);
     // (Rank 0 writes its own blocks; the others send theirs, one after
     // the other.)
-    let (mut writer, bytes) = if me == 0 {
+    let (mut writer, frames) = if me == 0 {
         let mut writer = LevelWriter::create_as(dir, id, stored, options)?;
         writer.preset_model(model);
         writer.push_frames(mine.end - mine.start, frames)?;
         (Some(writer), Vec::new())
     } else {
-        (None, frames.concat())
+        (None, frames)
     };
+    // Where each frame starts among this rank's bytes.
+    let starts: Vec<u64> = frames
+        .iter()
+        .scan(0u64, |at, f| {
+            let start = *at;
+            *at += f.len() as u64;
+            Some(start)
+        })
+        .collect();
     // On rank 0: each rank's frames, cut from its bytes as they come; its
     // first block follows the last of the rank before.
     let block = u64::from(options.block_boards);
     let mut pending: Vec<u8> = Vec::new();
     let mut next = 0usize;
     let mut from = 0usize;
-    let read = |range: Range<u64>| -> Result<Vec<u8>> {
-        Ok(bytes[range.start as usize..range.end as usize].to_vec())
-    };
+    let read = |range: Range<u64>| -> Result<Vec<u8>> { Ok(bytes_of(&frames, &starts, range)) };
     let write = |r: usize, piece: &[u8]| -> Result<()> {
         let writer = writer.as_mut().expect("rank 0 writes");
         if r != from {
@@ -341,11 +345,29 @@ fn append_in_order(
         }
         Ok(())
     };
-    send_to_root_in_order(ranks, &totals, PIECE, read, write)?;
+    send_to_root_in_order(ranks, &totals, TO_ROOT_PIECE, read, write)?;
     match writer {
         Some(writer) => Ok(Some(writer.finish()?)),
         None => Ok(None),
     }
+}
+
+/// Bytes `range` of `frames` laid end to end, the frames starting at
+/// `starts` (so that a rank's blocks need not be copied into one array).
+fn bytes_of(frames: &[Vec<u8>], starts: &[u64], range: Range<u64>) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity((range.end - range.start) as usize);
+    let first = starts
+        .partition_point(|&s| s <= range.start)
+        .saturating_sub(1);
+    for (frame, &start) in frames.iter().zip(starts).skip(first) {
+        if start >= range.end {
+            break;
+        }
+        let from = range.start.max(start) - start;
+        let to = (range.end.min(start + frame.len() as u64) - start) as usize;
+        bytes.extend_from_slice(&frame[from as usize..to]);
+    }
+    bytes
 }
 
 /// The sum of every rank's counts (`mine` here), on every rank. One
@@ -373,6 +395,19 @@ fn summed_over_ranks(ranks: &dyn Ranks, mine: &Counts) -> Counts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_of_frames_are_the_frames_concatenated() {
+        let frames = vec![vec![1u8, 2, 3], vec![], vec![4], vec![5, 6, 7, 8]];
+        let starts = [0, 3, 3, 4];
+        let whole = frames.concat();
+        for a in 0..=whole.len() {
+            for b in a..=whole.len() {
+                let got = bytes_of(&frames, &starts, a as u64..b as u64);
+                assert_eq!(got, whole[a..b], "{a}..{b}");
+            }
+        }
+    }
     use crate::cluster::threads::ThreadRank;
     use crate::cluster::Shares;
     use crate::file::{level_path, write_level_as, write_level_bounded};

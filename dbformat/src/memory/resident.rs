@@ -119,6 +119,18 @@ pub fn resident_bytes() -> Option<u64> {
     Some(pages * 4096)
 }
 
+/// Gives the free memory of the heap back to the system. The allocator
+/// keeps what a phase freed for the next (a rank's initial pass leaves
+/// tens of mebibytes of windows), so a process whose phases peak apart
+/// would otherwise hold the sum of their peaks. Nothing but on glibc.
+pub fn give_back_free_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages of the allocator's own.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Gives back the resident pages of every array mapped from a file; their
 /// content is kept (in the page cache, and in the file once written back).
 pub fn release_file_pages() {

@@ -8,7 +8,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
-use awari_dbformat::cluster::{send_to_root_in_order, Ranks};
+use awari_dbformat::cluster::{send_to_root_in_order, Ranks, TO_ROOT_PIECE};
 use awari_dbformat::file::shared::{write_level_shared, Share};
 use awari_dbformat::file::{self, CertificateWriter, Stored};
 use awari_dbformat::level::Generations;
@@ -21,9 +21,6 @@ use super::{Build, Held};
 use crate::error::SolveError;
 use crate::retro::{self, SolveOptions, SolvedLevel, UnstoredBoards};
 use crate::stats::{self, Counts};
-
-/// The most bytes of generations a rank sends rank 0 in one round.
-const PIECE: u64 = 1 << 28;
 
 /// Unstored boards valued by one window of [`count_by_ranks`] (their quiet
 /// moves' lookups, up to six a board of 16 bytes, are held at once: at
@@ -105,7 +102,7 @@ impl Build<'_> {
 /// Writes the certificate of level `id` into `dir` from every rank's share
 /// of its generations (each rank's `boards`; this rank's `generations`):
 /// rank 0 pushes its own, then each other rank's as it arrives, in pieces
-/// of at most [`PIECE`] bytes (even: no generation is cut).
+/// of at most [`TO_ROOT_PIECE`] bytes (even: no generation is cut).
 ///
 /// # Errors
 /// A certificate that cannot be written (on rank 0).
@@ -139,7 +136,7 @@ fn write_certificate_by_ranks(
         Ok(())
     };
     let lengths: Vec<u64> = boards.iter().map(|&n| 2 * n).collect();
-    send_to_root_in_order(ranks, &lengths, PIECE, read, write)?;
+    send_to_root_in_order(ranks, &lengths, TO_ROOT_PIECE, read, write)?;
     if let Some(writer) = writer {
         writer.finish()?;
     }

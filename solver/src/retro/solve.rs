@@ -168,6 +168,8 @@ fn solve<L: Packing, const P: usize>(job: Job) -> Result<Option<SolvedLevel>, So
     for state in &mut work.states {
         state.words_to_memory()?;
     }
+    // (What the initial pass freed goes back before the stages.)
+    awari_dbformat::memory::resident::give_back_free_heap();
     let mut checkpoints = Checkpoints::new(start.last_checkpoint_seconds);
     let mut stages = start.stages;
     let updates_to_ranks = stage_loop::run_stages::<L, P>(
