@@ -59,6 +59,13 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// Builds `plan` into `dir` with `ranks` threads as ranks.
+/// The files of `plan` built by one process in `one` under `scratch`.
+fn files_of_one_process(plan: &Plan, scratch: &Path) -> BTreeMap<String, Vec<u8>> {
+    let one = scratch.join("one");
+    build(plan, &options(&one), |_| {}).unwrap();
+    files(&one)
+}
+
 fn build_with_ranks(plan: &Plan, dir: &Path, ranks: usize) {
     build_with_ranks_holding(plan, dir, ranks, None);
 }
@@ -94,9 +101,7 @@ fn ranks_in_threads_write_the_files_of_one_process() {
         let rules = Rules::new(set, 6).unwrap();
         let plan = Plan::up_to(rules, 12);
         let scratch = tempfile::tempdir().unwrap();
-        let one = scratch.path().join("one");
-        build(&plan, &options(&one), |_| {}).unwrap();
-        let expected = files(&one);
+        let expected = files_of_one_process(&plan, scratch.path());
         assert_eq!(
             expected.len(),
             3 * 13,
@@ -120,9 +125,7 @@ fn ranks_whose_mail_goes_to_files_write_the_files_of_one_process() {
     let rules = Rules::default();
     let plan = Plan::up_to(rules, 13);
     let scratch = tempfile::tempdir().unwrap();
-    let one = scratch.path().join("one");
-    build(&plan, &options(&one), |_| {}).unwrap();
-    let expected = files(&one);
+    let expected = files_of_one_process(&plan, scratch.path());
     for ranks in [2, 3] {
         let dir = scratch.path().join(format!("ranks-{ranks}"));
         let spilled = build_with_ranks_holding(&plan, &dir, ranks, Some(64));
@@ -139,9 +142,7 @@ fn ranks_go_on_above_levels_written_before() {
     let rules = Rules::default();
     let plan = Plan::up_to(rules, 13);
     let scratch = tempfile::tempdir().unwrap();
-    let one = scratch.path().join("one");
-    build(&plan, &options(&one), |_| {}).unwrap();
-    let expected = files(&one);
+    let expected = files_of_one_process(&plan, scratch.path());
     for (first, then) in [(3, 3), (2, 4), (4, 1)] {
         let dir = scratch.path().join(format!("ranks-{first}-{then}"));
         build_with_ranks(&Plan::up_to(rules, 9), &dir, first);

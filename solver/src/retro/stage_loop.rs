@@ -276,30 +276,16 @@ impl<L: Packing, const P: usize> StageLoop<'_, L, P> {
             PIECE_UPDATES,
             |p, updates| {
                 if in_memory {
-                    *decided += self.take_now(p, updates, k, round)?;
+                    *decided += self.take_pieces(p, k, round, |apply| {
+                        apply(updates);
+                        Ok(())
+                    })?;
                     Ok(())
                 } else {
                     filled.post(updates.to_vec())
                 }
             },
         )
-    }
-
-    /// Partition `p` takes `updates`, as decisions of generation
-    /// `generation` of stage `k`.
-    fn take_now(
-        &mut self,
-        p: usize,
-        updates: &[u64],
-        k: i8,
-        generation: u32,
-    ) -> Result<Decided, SolveError> {
-        let level = self.level;
-        let frontier = &self.frontiers[p];
-        self.work.with(p, |state| {
-            let step = level.step(state, k, generation);
-            stage::take_updates::<L, P>(&step, frontier, updates)
-        })
     }
 
     /// Partition `p` takes the updates of `delivery`, as decisions of
@@ -314,15 +300,25 @@ impl<L: Packing, const P: usize> StageLoop<'_, L, P> {
         if delivery.is_empty() {
             return Ok(Decided::default());
         }
+        self.take_pieces(p, k, generation, |apply| delivery.each_piece(apply))
+    }
+
+    /// Partition `p` takes the pieces of updates `pieces` hands to the
+    /// function it is given, as decisions of generation `generation` of
+    /// stage `k` (its state at hand for all of them).
+    fn take_pieces(
+        &mut self,
+        p: usize,
+        k: i8,
+        generation: u32,
+        pieces: impl FnOnce(&mut dyn FnMut(&[u64])) -> Result<(), SolveError>,
+    ) -> Result<Decided, SolveError> {
         let level = self.level;
         let frontier = &self.frontiers[p];
         self.work.with(p, |state| {
             let step = level.step(state, k, generation);
             let mut decided = Decided::default();
-            delivery
-                .each_piece(|updates| {
-                    decided += stage::take_updates::<L, P>(&step, frontier, updates)
-                })
+            pieces(&mut |updates| decided += stage::take_updates::<L, P>(&step, frontier, updates))
                 .map(|()| decided)
         })?
     }
