@@ -156,11 +156,25 @@ impl Unstored {
     /// in shares of at most `room` bytes (see [`count_all`]); at once
     /// when they are in memory.
     pub fn value_quiet_moves(&mut self, values: &Values, room: Option<u64>) {
+        let no_lower = Levels::new(self.rules.pits());
+        let shares = self.quiet_shares(values, room);
+        let read = room.is_some() && values.is_from_file();
+        self.value_in_passes(values, &no_lower, shares, read);
+    }
+
+    /// The passes [`Unstored::value_quiet_moves`] makes over `values`
+    /// within `room`: each generates every unstored board's moves.
+    pub fn quiet_passes(&self, values: &Values, room: Option<u64>) -> usize {
+        self.quiet_shares(values, room).len()
+    }
+
+    /// The shares of `values` the quiet moves are valued in, a pass each:
+    /// all at once unless they are mapped from a file larger than `room`.
+    fn quiet_shares(&self, values: &Values, room: Option<u64>) -> Vec<Share> {
         let room = room.filter(|_| values.is_from_file());
         let mut sizes = vec![0; self.seeds as usize + 1];
         sizes[self.seeds as usize] = values.len() as u64;
-        let no_lower = Levels::new(self.rules.pits());
-        self.value_in_passes(values, &no_lower, passes(&sizes, room), room.is_some());
+        passes(&sizes, room)
     }
 
     /// Values the captures, whose children lie in the `lower` levels, in

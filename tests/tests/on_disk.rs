@@ -196,6 +196,59 @@ fn a_budget_too_small_for_the_packed_cells_solves_the_level_in_the_split_cells()
 }
 
 #[test]
+fn quiet_moves_counted_once_the_file_is_written_give_the_counts_of_the_build_in_memory() {
+    // Level 20 (80 M boards) alone in 150M, on disk, its values assembled
+    // in a file: beside the writer, the room left would value its unstored
+    // boards' quiet moves in two passes over those values; once the file is
+    // written and the free bits are given back, in one. The counts and the
+    // file are those of the build in memory.
+    let (memory, budget) = (scratch("quiet-in-memory"), scratch("quiet-after-writing"));
+    let out = ok_stdout(&run(
+        "awari-solve",
+        &[
+            "--db",
+            memory.to_str().unwrap(),
+            "--max-seeds",
+            "20",
+            "--json",
+        ],
+    ));
+    let expected = &json_lines(&out)[20];
+    // (Levels 0..=19 copied with their statistics: only level 20 is built.)
+    for entry in std::fs::read_dir(&memory).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap();
+        if path.is_file() && !name.to_string_lossy().starts_with("awari-p6-n20.") {
+            std::fs::copy(&path, budget.join(name)).unwrap();
+        }
+    }
+    let out = ok_stdout(&run(
+        "awari-solve",
+        &[
+            "--db",
+            budget.to_str().unwrap(),
+            "--max-seeds",
+            "20",
+            "--memory",
+            "150M",
+            "--json",
+        ],
+    ));
+    let level = &json_lines(&out)[20];
+    assert_eq!(level["status"], "built", "{level}");
+    assert_eq!(level["quiet_moves_after_writing"], true, "{level}");
+    assert_eq!(expected["quiet_moves_after_writing"], false, "{expected}");
+    assert_eq!(level["counts_all"], expected["counts_all"]);
+    assert_eq!(level["counts_stored"], expected["counts_stored"]);
+    let (built, reference) = (database_files(&budget), database_files(&memory));
+    let name = "awari-p6-n20.awl";
+    assert!(
+        built[name] == reference[name],
+        "{name} differs from the in-memory build"
+    );
+}
+
+#[test]
 fn the_last_level_short_of_disk_counts_before_writing_and_gives_the_scores_back() {
     // Level 18, the last, in the split cells with its lower levels in files:
     // --spare-disk (as a disk that cannot hold the scores beside the level

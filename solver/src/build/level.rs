@@ -48,6 +48,9 @@ pub(super) struct Written {
     pub counts_all: Counts,
     /// Whether the initial pass valued the unstored boards' captures.
     pub unstored_in_pass: bool,
+    /// Whether their quiet moves were valued once the level file was
+    /// written rather than beside the writer.
+    pub quiet_after_writing: bool,
 }
 
 /// What the report of a level takes from its solve, apart from its values.
@@ -77,6 +80,14 @@ impl SolvedMeta {
 enum CountsAll {
     /// Counted.
     Counted(Counts),
+    /// The unstored boards' quiet moves still to be valued, and their
+    /// captures unless `captures_valued`: beside the writer the quiet moves
+    /// would have taken more passes over the level's values than once the
+    /// writer is done.
+    QuietMoves {
+        unstored: stats::Unstored,
+        captures_valued: bool,
+    },
     /// The unstored boards' captures still to be valued.
     Captures(stats::Unstored),
 }
@@ -139,6 +150,7 @@ impl Build<'_> {
             resumed_initial_boards: meta.resumed_initial_boards,
             sorted_lookups: solve_options.sorted_lookups.is_some(),
             unstored_captures_in_initial_pass: written.unstored_in_pass,
+            quiet_moves_after_writing: written.quiet_after_writing,
             ranks: meta.ranks,
             ..make_report_shell(self.id(seeds), boards, meta.stages)
         };
@@ -190,12 +202,33 @@ impl Build<'_> {
         drop(solved.generations);
         file::release_contexts();
         crate::memory::give_back_free_heap();
+        // The quiet moves left for now read the level's values, in as few
+        // passes as the room left allows (level 36: one, against four
+        // beside the writer, each generating the moves of its 3.16 G
+        // unstored boards).
+        let quiet_after_writing = matches!(counts_all, CountsAll::QuietMoves { .. });
+        let counts_all = match counts_all {
+            CountsAll::QuietMoves {
+                mut unstored,
+                captures_valued,
+            } => {
+                bar.set_message("counting quiet moves");
+                unstored.value_quiet_moves(&values, resident::room_for_one_reader(0));
+                if captures_valued {
+                    CountsAll::Counted(unstored.counts(&counts_stored))
+                } else {
+                    CountsAll::Captures(unstored)
+                }
+            }
+            other => other,
+        };
         // The level's values go too (to a file of scores for the levels
         // above, or nowhere): the captures' passes have the room they held.
         let boards = self.index.level_size(seeds);
         self.keep_for_above(held, seeds, boards, values)?;
         let counts_all = match counts_all {
             CountsAll::Counted(counts) => counts,
+            CountsAll::QuietMoves { .. } => unreachable!("the quiet moves are valued above"),
             CountsAll::Captures(unstored) => {
                 bar.set_message("counting captures");
                 self.count_captures(held, seeds, unstored, &counts_stored)?
@@ -206,6 +239,7 @@ impl Build<'_> {
             counts_stored,
             counts_all,
             unstored_in_pass,
+            quiet_after_writing,
         })
     }
 
@@ -585,6 +619,14 @@ impl Build<'_> {
                 let stored = stats::count_stored(values);
                 let all = match (counted_first, from_pass) {
                     (Some(counts), _) => CountsAll::Counted(counts),
+                    // (One pass over the level's values here, or as few as
+                    // the room allows once the writer is done.)
+                    (None, Some(unstored)) if unstored.quiet_passes(values, room_now) > 1 => {
+                        CountsAll::QuietMoves {
+                            unstored,
+                            captures_valued: true,
+                        }
+                    }
                     (None, Some(unstored)) => CountsAll::Counted(stats::count_quiet_moves(
                         unstored, values, &stored, room_now,
                     )),
@@ -599,6 +641,11 @@ impl Build<'_> {
                             lower.is_some_and(|l| unstored.value_in_one_pass(values, l, room_now));
                         if at_once {
                             CountsAll::Counted(unstored.counts(&stored))
+                        } else if unstored.quiet_passes(values, room_now) > 1 {
+                            CountsAll::QuietMoves {
+                                unstored,
+                                captures_valued: false,
+                            }
                         } else {
                             unstored.value_quiet_moves(values, room_now);
                             CountsAll::Captures(unstored)

@@ -95,6 +95,7 @@ impl Build<'_> {
             counts_stored,
             counts_all,
             unstored_in_pass: true,
+            quiet_after_writing: false,
         }))
     }
 }

@@ -90,6 +90,13 @@ pub struct LevelReport {
     /// the lower levels after the level was written.
     #[serde(default)]
     pub unstored_captures_in_initial_pass: bool,
+    /// Whether the unstored boards' quiet moves were valued for the
+    /// statistics once the level file was written, its free bits and the
+    /// writer's memory given back, rather than beside the writer: their
+    /// level's values mapped from a file, in fewer passes so (each pass
+    /// generates every unstored board's moves).
+    #[serde(default)]
+    pub quiet_moves_after_writing: bool,
     /// Bytes this process read from and wrote to storage while it built the
     /// level (`/proc/self/io`: the work directory, the level file, and the
     /// page cache's write-back; 0 where unknown).
@@ -190,6 +197,7 @@ pub(super) fn make_report_shell(id: LevelId, boards: u64, stages: Vec<Stage>) ->
         resumed_initial_boards: 0,
         sorted_lookups: false,
         unstored_captures_in_initial_pass: false,
+        quiet_moves_after_writing: false,
         disk_read_bytes: 0,
         disk_written_bytes: 0,
         ranks: Vec::new(),
