@@ -2,6 +2,10 @@
 
 use std::path::PathBuf;
 
+use awari_dbformat::memory::PROCESS_BYTES;
+
+use crate::memory::format_size;
+
 /// What can stop a build.
 #[derive(Debug, thiserror::Error)]
 pub enum SolveError {
@@ -10,14 +14,17 @@ pub enum SolveError {
     Db(#[from] awari_dbformat::Error),
     /// A level does not fit in the memory budget.
     #[error(
-        "level {seeds} needs about {needed} of memory ({boards} boards x {state_bytes:.3} bytes of solver state, plus {lower} for the lower levels it reads and 64 MiB for the rest of the process), but the budget is {budget}; raise --memory or use a machine with more memory"
+        "level {seeds} needs about {needed} of memory ({boards} boards x {state_bytes:.3} bytes for the level, plus {lower} for the lower levels it reads and 64 MiB for the rest of the process), but the budget is {budget}; raise --memory or use a machine with more memory"
     )]
     Memory {
         /// The level.
         seeds: u32,
         /// Its boards.
         boards: u64,
-        /// Bytes of state per board.
+        /// The bytes a board of the level needs in memory: what the level
+        /// needs beside its lower levels and the rest of the process (its
+        /// cells or, on disk, one partition's, its maps, the writer's
+        /// memory), by board.
         state_bytes: f64,
         /// What the lower levels take, formatted.
         lower: String,
@@ -47,4 +54,28 @@ pub enum SolveError {
     /// A request that makes no sense (for example, more seeds than supported).
     #[error("{0}")]
     Invalid(String),
+}
+
+impl SolveError {
+    /// [`SolveError::Memory`] for level `seeds` of `boards` boards, which
+    /// needs `needed` bytes of memory in all, `lower_bytes` of them for the
+    /// lower levels it reads (and [`PROCESS_BYTES`] for the rest of the
+    /// process), against a `budget` of bytes.
+    pub(crate) fn memory(
+        seeds: u32,
+        boards: u64,
+        lower_bytes: u64,
+        needed: u64,
+        budget: u64,
+    ) -> SolveError {
+        let level = needed.saturating_sub(lower_bytes + PROCESS_BYTES);
+        SolveError::Memory {
+            seeds,
+            boards,
+            state_bytes: level as f64 / boards.max(1) as f64,
+            lower: format_size(lower_bytes),
+            needed: format_size(needed),
+            budget: format_size(budget),
+        }
+    }
 }

@@ -276,14 +276,13 @@ fn build_one(
     let boards = Index::for_pits(id.rules.pits()).level_size(seeds);
     let needed = needed_bytes(boards, below.bytes());
     if needed > options.memory {
-        return Err(SolveError::Memory {
+        return Err(SolveError::memory(
             seeds,
             boards,
-            state_bytes: STATE_BYTES_PER_BOARD,
-            lower: format_size(below.bytes()),
-            needed: format_size(needed),
-            budget: format_size(options.memory),
-        });
+            below.bytes(),
+            needed,
+            options.memory,
+        ));
     }
     let started = Instant::now();
     let bar = awari_dbformat::cli::level_bar(options.progress, "level", seeds, boards);

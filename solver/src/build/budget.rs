@@ -6,7 +6,6 @@ use awari_dbformat::file::Stored;
 use awari_dbformat::memory::PROCESS_BYTES;
 
 use crate::error::SolveError;
-use crate::memory::format_size;
 use crate::retro;
 
 use super::Options;
@@ -207,14 +206,13 @@ pub(super) fn plan_memory(
     };
     let needed = fixed + partition_bytes(partitions);
     if needed > budget {
-        return Err(SolveError::Memory {
+        return Err(SolveError::memory(
             seeds,
             boards,
-            state_bytes: per_board / partitions as f64,
-            lower: format_size(lower_bytes),
-            needed: format_size(needed),
-            budget: format_size(budget),
-        });
+            lower_bytes,
+            needed,
+            budget,
+        ));
     }
     // The room left keeps more partitions mapped at once (each mapping
     // pages its partition in again), before it goes to frontier lists.
@@ -272,14 +270,14 @@ fn plan_split_cells(
     }
     (options.cells == Cells::Split).then(|| {
         let split = split_bytes(boards, options, true);
-        Err(SolveError::Memory {
+        let needed = base + split.solve.max(split.end);
+        Err(SolveError::memory(
             seeds,
             boards,
-            state_bytes: split.solve as f64 / boards.max(1) as f64,
-            lower: format_size(lower_bytes),
-            needed: format_size(base + split.solve.max(split.end)),
-            budget: format_size(options.memory),
-        })
+            lower_bytes,
+            needed,
+            options.memory,
+        ))
     })
 }
 
@@ -553,6 +551,13 @@ mod tests {
         let err = plan(lower + PROCESS_BYTES, false).unwrap_err();
         assert!(matches!(err, SolveError::Memory { seeds: 24, .. }), "{err}");
         assert!(err.to_string().contains("--memory"), "{err}");
+        // The bytes a board it names are what the level needs beside the
+        // lower levels and the process (on disk: one partition, the maps,
+        // the writer), not nothing.
+        let SolveError::Memory { state_bytes, .. } = err else {
+            unreachable!()
+        };
+        assert!(state_bytes > 0.01, "{state_bytes}");
         // Forced to disk, the level goes there even when it fits.
         let forced = Options {
             on_disk: true,
