@@ -203,17 +203,13 @@ fn quiet_moves_counted_once_the_file_is_written_give_the_counts_of_the_build_in_
     // written and the free bits are given back, in one. The counts and the
     // file are those of the build in memory.
     let (memory, budget) = (scratch("quiet-in-memory"), scratch("quiet-after-writing"));
-    let out = ok_stdout(&run(
-        "awari-solve",
-        &[
-            "--db",
-            memory.to_str().unwrap(),
-            "--max-seeds",
-            "20",
-            "--json",
-        ],
-    ));
-    let expected = &json_lines(&out)[20];
+    // Level 20's report of a build into `dir`, with `extra` arguments.
+    let level_20 = |dir: &Path, extra: &[&str]| {
+        let args = ["--db", dir.to_str().unwrap(), "--max-seeds", "20", "--json"];
+        let out = ok_stdout(&run("awari-solve", &[&args[..], extra].concat()));
+        json_lines(&out)[20].clone()
+    };
+    let expected = &level_20(&memory, &[]);
     // (Levels 0..=19 copied with their statistics: only level 20 is built.)
     for entry in std::fs::read_dir(&memory).unwrap() {
         let path = entry.unwrap().path();
@@ -222,19 +218,7 @@ fn quiet_moves_counted_once_the_file_is_written_give_the_counts_of_the_build_in_
             std::fs::copy(&path, budget.join(name)).unwrap();
         }
     }
-    let out = ok_stdout(&run(
-        "awari-solve",
-        &[
-            "--db",
-            budget.to_str().unwrap(),
-            "--max-seeds",
-            "20",
-            "--memory",
-            "150M",
-            "--json",
-        ],
-    ));
-    let level = &json_lines(&out)[20];
+    let level = &level_20(&budget, &["--memory", "150M"]);
     assert_eq!(level["status"], "built", "{level}");
     assert_eq!(level["quiet_moves_after_writing"], true, "{level}");
     assert_eq!(expected["quiet_moves_after_writing"], false, "{expected}");

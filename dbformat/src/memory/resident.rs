@@ -98,11 +98,7 @@ pub fn ceiling_for(budget: u64) -> u64 {
 /// sixteenth of the ceiling, so that passes stay few. `None` without a
 /// watch: one pass reads all.
 pub fn room(beside: u64) -> Option<u64> {
-    ceiling().map(|ceiling| {
-        release_file_pages();
-        let now = resident_bytes().unwrap_or(0);
-        (ceiling.saturating_sub(now + beside) / 4 * 3).max(ceiling / 16)
-    })
+    left_under_ceiling(beside).map(|(ceiling, left)| (left / 4 * 3).max(ceiling / 16))
 }
 
 /// Like [`room`], for a pass that alone maps files while it runs and whose
@@ -110,10 +106,17 @@ pub fn room(beside: u64) -> Option<u64> {
 /// quiet moves once its file is written): all the ceiling leaves but a
 /// thirty-second of it, at least a sixteenth. `None` without a watch.
 pub fn room_for_one_reader(beside: u64) -> Option<u64> {
+    left_under_ceiling(beside)
+        .map(|(ceiling, left)| left.saturating_sub(ceiling / 32).max(ceiling / 16))
+}
+
+/// The ceiling of the live [`Watch`] and what it leaves beside the resident
+/// set and `beside` bytes, once the file pages are given back.
+fn left_under_ceiling(beside: u64) -> Option<(u64, u64)> {
     ceiling().map(|ceiling| {
         release_file_pages();
         let now = resident_bytes().unwrap_or(0);
-        (ceiling.saturating_sub(now + beside + ceiling / 32)).max(ceiling / 16)
+        (ceiling, ceiling.saturating_sub(now + beside))
     })
 }
 
