@@ -138,6 +138,7 @@ fn a_level_that_does_not_fit_is_planned_refused_and_refused_before_its_files() {
         checkpoint_seconds: None,
         cells: Default::default(),
         rank_mail_bytes: None,
+        count_all: false,
     };
     let plan = Plan::up_to(rules, 12);
     let planned = plan_bounds(&plan, &options);

@@ -31,6 +31,7 @@ fn options(dir: &Path) -> Options {
         checkpoint_seconds: None,
         cells: Cells::Auto,
         rank_mail_bytes: None,
+        count_all: true,
     }
 }
 
@@ -58,24 +59,37 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     files
 }
 
-/// Builds `plan` into `dir` with `ranks` threads as ranks.
-/// The files of `plan` built by one process in `one` under `scratch`.
-fn files_of_one_process(plan: &Plan, scratch: &Path) -> BTreeMap<String, Vec<u8>> {
+/// The files of `plan` built by one process in `one` under `scratch`
+/// (`count_all`: [`Options::count_all`]).
+fn files_of_one_process(plan: &Plan, scratch: &Path, count_all: bool) -> BTreeMap<String, Vec<u8>> {
     let one = scratch.join("one");
-    build(plan, &options(&one), |_| {}).unwrap();
+    let options = Options {
+        count_all,
+        ..options(&one)
+    };
+    build(plan, &options, |_| {}).unwrap();
     files(&one)
 }
 
+/// Builds `plan` into `dir` with `ranks` threads as ranks.
 fn build_with_ranks(plan: &Plan, dir: &Path, ranks: usize) {
-    build_with_ranks_holding(plan, dir, ranks, None);
+    build_with_ranks_holding(plan, dir, ranks, None, true);
 }
 
 /// [`build_with_ranks`], each rank holding at most `mail_bytes` of the
-/// updates in transit in memory (the rest in its files). Returns the
-/// updates rank 0 put in its files.
-fn build_with_ranks_holding(plan: &Plan, dir: &Path, ranks: usize, mail_bytes: Option<u64>) -> u64 {
+/// updates in transit in memory (the rest in its files), counting all
+/// boards or not (`count_all`). Returns the updates rank 0 put in its
+/// files.
+fn build_with_ranks_holding(
+    plan: &Plan,
+    dir: &Path,
+    ranks: usize,
+    mail_bytes: Option<u64>,
+    count_all: bool,
+) -> u64 {
     let options = Options {
         rank_mail_bytes: mail_bytes,
+        count_all,
         ..options(dir)
     };
     let spilled = AtomicU64::new(0);
@@ -101,7 +115,7 @@ fn ranks_in_threads_write_the_files_of_one_process() {
         let rules = Rules::new(set, 6).unwrap();
         let plan = Plan::up_to(rules, 12);
         let scratch = tempfile::tempdir().unwrap();
-        let expected = files_of_one_process(&plan, scratch.path());
+        let expected = files_of_one_process(&plan, scratch.path(), true);
         assert_eq!(
             expected.len(),
             3 * 13,
@@ -122,13 +136,14 @@ fn ranks_in_threads_write_the_files_of_one_process() {
 fn ranks_whose_mail_goes_to_files_write_the_files_of_one_process() {
     // 64 bytes of updates in memory: nearly every generation's mail goes
     // to the ranks' files and is read back in pieces for the exchange.
+    // (Only the stored boards counted: the ranks sum their shares' counts.)
     let rules = Rules::default();
     let plan = Plan::up_to(rules, 13);
     let scratch = tempfile::tempdir().unwrap();
-    let expected = files_of_one_process(&plan, scratch.path());
+    let expected = files_of_one_process(&plan, scratch.path(), false);
     for ranks in [2, 3] {
         let dir = scratch.path().join(format!("ranks-{ranks}"));
-        let spilled = build_with_ranks_holding(&plan, &dir, ranks, Some(64));
+        let spilled = build_with_ranks_holding(&plan, &dir, ranks, Some(64), false);
         assert!(spilled > 0, "{ranks} ranks: no update went to a file");
         assert!(files(&dir) == expected, "{ranks} ranks: files differ");
     }
@@ -142,7 +157,7 @@ fn ranks_go_on_above_levels_written_before() {
     let rules = Rules::default();
     let plan = Plan::up_to(rules, 13);
     let scratch = tempfile::tempdir().unwrap();
-    let expected = files_of_one_process(&plan, scratch.path());
+    let expected = files_of_one_process(&plan, scratch.path(), true);
     for (first, then) in [(3, 3), (2, 4), (4, 1)] {
         let dir = scratch.path().join(format!("ranks-{first}-{then}"));
         build_with_ranks(&Plan::up_to(rules, 9), &dir, first);

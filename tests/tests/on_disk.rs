@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 use awari_tests::{binary, database_files, ok_stdout, run, scratch};
 use serde_json::Value;
 
-/// Levels 0..=18 of the 6-pit game solved in memory, with certificates: the
-/// files every on-disk build here must reproduce.
+/// Levels 0..=18 of the 6-pit game solved in memory, with certificates and
+/// the counts over all boards: the files and counts every on-disk build
+/// here must reproduce.
 fn reference() -> &'static PathBuf {
     static DB: OnceLock<PathBuf> = OnceLock::new();
     DB.get_or_init(|| {
@@ -20,7 +21,14 @@ fn reference() -> &'static PathBuf {
         let d = dir.to_str().unwrap();
         ok_stdout(&run(
             "awari-solve",
-            &["--db", d, "--max-seeds", "18", "--certificate"],
+            &[
+                "--db",
+                d,
+                "--max-seeds",
+                "18",
+                "--certificate",
+                "--count-all",
+            ],
         ));
         dir
     })
@@ -206,6 +214,7 @@ fn quiet_moves_counted_once_the_file_is_written_give_the_counts_of_the_build_in_
     // Level 20's report of a build into `dir`, with `extra` arguments.
     let level_20 = |dir: &Path, extra: &[&str]| {
         let args = ["--db", dir.to_str().unwrap(), "--max-seeds", "20", "--json"];
+        let args = [&args[..], &["--count-all"]].concat();
         let out = ok_stdout(&run("awari-solve", &[&args[..], extra].concat()));
         json_lines(&out)[20].clone()
     };
@@ -242,7 +251,16 @@ fn the_last_level_short_of_disk_counts_before_writing_and_gives_the_scores_back(
     // of the build in memory.
     let dir = scratch("split-count-first");
     let d = dir.to_str().unwrap();
-    let args = ["--db", d, "--max-seeds", "18", "--memory", "120M", "--json"];
+    let args = [
+        "--db",
+        d,
+        "--max-seeds",
+        "18",
+        "--memory",
+        "120M",
+        "--count-all",
+        "--json",
+    ];
     let plan = |extra: &[&str]| {
         let out = ok_stdout(&run(
             "awari-solve",
@@ -333,6 +351,7 @@ fn statistics_missing_beside_levels_present_are_counted_within_the_budget() {
             "120M",
             "--cells",
             "packed",
+            "--count-all",
             "--json",
         ],
     ));
@@ -413,6 +432,7 @@ fn a_level_sparing_the_disk_gives_the_scores_back_and_resumes_to_the_same_files(
         "3",
         "--checkpoint-seconds",
         "0",
+        "--count-all",
         "--json",
     ];
     let plan = json_lines(&ok_stdout(&run(
@@ -568,6 +588,7 @@ fn start_level_18_in_64_partitions(dir: &Path) -> (Vec<String>, std::process::Ch
         "64",
         "--checkpoint-seconds",
         "0",
+        "--count-all",
         "--json",
     ]
     .map(String::from)

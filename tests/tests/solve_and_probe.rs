@@ -18,7 +18,14 @@ fn db18() -> &'static (PathBuf, Vec<Value>) {
         let dir = scratch("db18");
         let out = ok_stdout(&run(
             "awari-solve",
-            &["--db", dir.to_str().unwrap(), "--max-seeds", "18", "--json"],
+            &[
+                "--db",
+                dir.to_str().unwrap(),
+                "--max-seeds",
+                "18",
+                "--count-all",
+                "--json",
+            ],
         ));
         let lines = out
             .lines()
@@ -85,6 +92,46 @@ fn build_prints_one_json_line_per_level_matching_lincke() {
             serde_json::from_value(lines[n]["counts_all"].clone()).unwrap();
         assert_eq!(got, want, "level {n}");
     }
+}
+
+#[test]
+fn the_counts_over_all_boards_are_made_when_asked_even_for_levels_present() {
+    // Without --count-all only the stored boards are counted, and the
+    // files are the same; asked later, the levels present are counted and
+    // their statistics kept: the counts are those counted while building.
+    let dir = scratch("count-all-later");
+    let d = dir.to_str().unwrap();
+    let args = ["--db", d, "--max-seeds", "14", "--json"];
+    let json = |out: &str| -> Vec<Value> {
+        out.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let built = json(&ok_stdout(&run("awari-solve", &args)));
+    let (reference, counted) = (&db18().1, level_files(&db18().0));
+    for (n, line) in built.iter().enumerate() {
+        assert_eq!(line["counts_stored"], reference[n]["counts_stored"], "{n}");
+        assert!(line.get("counts_all").is_none(), "{line}");
+        assert_eq!(line["unstored_captures_in_initial_pass"], false, "{line}");
+    }
+    for (name, bytes) in level_files(&dir) {
+        assert!(counted[&name] == bytes, "{name} differs");
+    }
+    let asked = json(&ok_stdout(&run(
+        "awari-solve",
+        &[&args[..], &["--count-all"]].concat(),
+    )));
+    for (n, line) in asked.iter().enumerate() {
+        assert_eq!(line["status"], "present", "{line}");
+        assert_eq!(line["counts_all"], reference[n]["counts_all"], "{n}");
+        assert_eq!(
+            line["seconds"], built[n]["seconds"],
+            "{n}: its figures kept"
+        );
+    }
+    // (Written into the statistics files: a third run reads them.)
+    let again = json(&ok_stdout(&run("awari-solve", &args)));
+    assert_eq!(again[14]["counts_all"], reference[14]["counts_all"]);
 }
 
 #[test]

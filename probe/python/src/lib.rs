@@ -1000,9 +1000,11 @@ fn size_arg(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
 /// (default 85% of the available memory). `repetition="any"` builds the
 /// bound levels of `awari-solve --repetition any` (two files per level,
 /// read with BoundsTablebase) instead of even-split values; `exact` and
-/// `certificate` are for even-split levels.
+/// `certificate` are for even-split levels. `count_all=True` also counts
+/// every board of each level, stored or not, into its dict's `counts_all`
+/// (Lincke's tables; `awari-solve --count-all`).
 #[pyfunction]
-#[pyo3(signature = (path, max_seeds = None, rules = "awari", pits = 6, memory = None, start = None, exact = false, certificate = false, progress = true, repetition = "even-split"))]
+#[pyo3(signature = (path, max_seeds = None, rules = "awari", pits = 6, memory = None, start = None, exact = false, certificate = false, progress = true, repetition = "even-split", count_all = false))]
 #[allow(clippy::too_many_arguments)]
 fn solve<'py>(
     py: Python<'py>,
@@ -1016,6 +1018,7 @@ fn solve<'py>(
     certificate: bool,
     progress: bool,
     repetition: &str,
+    count_all: bool,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     use awari_solver::build::Options;
     let repetition = self::repetition(repetition)?;
@@ -1049,6 +1052,7 @@ fn solve<'py>(
         checkpoint_seconds: None,
         cells: Default::default(),
         rank_mail_bytes: None,
+        count_all,
     };
     let reports = py.detach(|| {
         if progress {

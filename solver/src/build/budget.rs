@@ -489,6 +489,7 @@ mod tests {
             checkpoint_seconds: None,
             cells: Cells::Auto,
             rank_mail_bytes: None,
+            count_all: false,
         }
     }
 

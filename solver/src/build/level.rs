@@ -45,7 +45,8 @@ pub(super) struct Written {
     /// The level file.
     pub path: PathBuf,
     pub counts_stored: Counts,
-    pub counts_all: Counts,
+    /// The counts over all boards, when asked for (`--count-all`).
+    pub counts_all: Option<Counts>,
     /// Whether the initial pass valued the unstored boards' captures.
     pub unstored_in_pass: bool,
     /// Whether their quiet moves were valued once the level file was
@@ -90,6 +91,9 @@ enum CountsAll {
     },
     /// The unstored boards' captures still to be valued.
     Captures(stats::Unstored),
+    /// Not asked for (`--count-all` off): only the stored boards are
+    /// counted.
+    NotAsked,
 }
 
 impl Build<'_> {
@@ -227,12 +231,13 @@ impl Build<'_> {
         let boards = self.index.level_size(seeds);
         self.keep_for_above(held, seeds, boards, values)?;
         let counts_all = match counts_all {
-            CountsAll::Counted(counts) => counts,
+            CountsAll::Counted(counts) => Some(counts),
             CountsAll::QuietMoves { .. } => unreachable!("the quiet moves are valued above"),
             CountsAll::Captures(unstored) => {
                 bar.set_message("counting captures");
-                self.count_captures(held, seeds, unstored, &counts_stored)?
+                Some(self.count_captures(held, seeds, unstored, &counts_stored)?)
             }
+            CountsAll::NotAsked => None,
         };
         Ok(Written {
             path,
@@ -428,7 +433,8 @@ impl Build<'_> {
             // Where the sorted windows also value the unstored boards'
             // captures for the statistics (under MPI, a file per rank, each
             // valuing the unstored boards that go with its share).
-            unstored_captures: sorts.then(|| self.level_dir(seeds).join(self.unstored_name())),
+            unstored_captures: (sorts && options.count_all)
+                .then(|| self.level_dir(seeds).join(self.unstored_name())),
             // The cells stay, named as solved, until the level file is
             // written: a run stopped while it writes resumes there.
             keep_level_dir: true,
@@ -493,7 +499,8 @@ impl Build<'_> {
 
     /// Writes level `seeds`, `solved` as `level_plan` has it, and counts
     /// its statistics, as far as they do not need the lower levels: over
-    /// the stored boards, and the unstored boards' quiet moves, while the
+    /// the stored boards, and with `--count-all` (else the rest is
+    /// [`CountsAll::NotAsked`]) the unstored boards' quiet moves, while the
     /// file is written ([`stats::Unstored`]); their captures are left to
     /// be counted once the level's values are gone, unless the initial pass
     /// valued them (`SolveOptions::unstored_captures`). Short of disk, the
@@ -524,7 +531,14 @@ impl Build<'_> {
         let in_pass = from_pass.is_some();
         let from_pass =
             from_pass.map(|captures| stats::Unstored::with_captures(rules, seeds, captures));
-        let (counted_first, from_pass) = if level_plan.count_before_writing {
+        let (counted_first, from_pass) = if level_plan.count_before_writing
+            && !self.options.count_all
+        {
+            // (Nothing to count: the scores go before the file is written,
+            // as planned.)
+            self.lower_levels.give_back(&mut held.lower)?;
+            (None, None)
+        } else if level_plan.count_before_writing {
             bar.set_message("counting");
             let (values, room) = (&solved.values, resident::room(0));
             let stored = stats::count_stored(values);
@@ -618,6 +632,7 @@ impl Build<'_> {
             || {
                 let stored = stats::count_stored(values);
                 let all = match (counted_first, from_pass) {
+                    _ if !options.count_all => CountsAll::NotAsked,
                     (Some(counts), _) => CountsAll::Counted(counts),
                     // (One pass over the level's values here, or as few as
                     // the room allows once the writer is done.)

@@ -134,6 +134,13 @@ pub struct Options {
     /// in transit a rank holds in memory, the rest in files of its own in
     /// the work directory; `None`: 4 MiB. The files are the same for any.
     pub rank_mail_bytes: Option<u64>,
+    /// Also count the values of every board of each level built, stored
+    /// or not (Lincke's tables: [`crate::stats::count_all`]), into its
+    /// statistics' `counts_all`. The unstored boards (the opponent's row
+    /// full) are valued one ply ahead, over the level and the lower
+    /// levels: at 33 seeds and above that took about a fifth of the
+    /// build. Without it only the stored boards are counted.
+    pub count_all: bool,
 }
 
 impl Options {
@@ -320,7 +327,8 @@ impl<'a> Build<'a> {
     }
 
     /// Level `seeds`, present at `path`: its report from its statistics
-    /// file (counted again when missing), given to `report` on rank 0.
+    /// file (counted again when missing, or, with `--count-all`, when it
+    /// lacks the counts over all boards), given to `report` on rank 0.
     ///
     /// # Errors
     /// A stale work directory that cannot be removed, or a level that
@@ -343,7 +351,18 @@ impl<'a> Build<'a> {
             fs::remove_dir_all(&stale).map_err(awari_dbformat::Error::io(&stale))?;
         }
         let level_report = match read_report(&stats_path(path)) {
-            Some(r) => r,
+            Some(r) if r.counts_all.is_some() || !self.options.count_all => r,
+            // (Built without `--count-all`: its figures kept, its boards
+            // counted now.)
+            Some(built) => {
+                let counted = self.count_present(held, seeds, path)?;
+                let r = LevelReport {
+                    counts_all: counted.counts_all,
+                    ..built
+                };
+                write_report(&stats_path(path), &r)?;
+                r
+            }
             None => self.count_present(held, seeds, path)?,
         };
         report(&LevelReport {
@@ -384,6 +403,7 @@ impl<'a> Build<'a> {
             values,
             &held.lower,
             file_bytes,
+            self.options.count_all,
             resident::room(0),
         );
         bar.finish_and_clear();
@@ -410,6 +430,7 @@ impl<'a> Build<'a> {
             &values,
             &lower,
             reader.file_bytes(),
+            self.options.count_all,
             resident::room(0),
         );
         write_report(&stats_path(path), &r)?;

@@ -73,10 +73,10 @@ impl Build<'_> {
         let rank = ranks.rank();
         held.lower
             .insert_shared(seeds, shares.clone(), rank, values.clone());
-        let unstored_path = solve_options
-            .unstored_captures
-            .clone()
-            .expect("under MPI the initial pass values the unstored boards' captures");
+        // (Under MPI the initial pass values the unstored boards' captures
+        // when they are counted.)
+        let unstored_path = solve_options.unstored_captures.as_deref();
+        let counted_all = unstored_path.is_some();
         let (counts_stored, counts_all) = count_by_ranks(
             ranks,
             self.plan.rules,
@@ -84,9 +84,16 @@ impl Build<'_> {
             &held.lower,
             &values,
             mine,
-            &unstored_path,
+            unstored_path,
         )?;
-        retro::remove_unstored_captures(&unstored_path)?;
+        match unstored_path {
+            Some(path) => retro::remove_unstored_captures(path)?,
+            // (The level's directory goes once empty, as with that file:
+            // the last rank to be done removes it.)
+            None => {
+                let _ = std::fs::remove_dir(self.level_dir(seeds));
+            }
+        }
         if !self.read_above(seeds) {
             held.lower.remove(seeds);
         }
@@ -94,7 +101,7 @@ impl Build<'_> {
             path,
             counts_stored,
             counts_all,
-            unstored_in_pass: true,
+            unstored_in_pass: counted_all,
             quiet_after_writing: false,
         }))
     }
@@ -144,13 +151,14 @@ fn write_certificate_by_ranks(
     Ok(())
 }
 
-/// The counts over the stored boards of level `seeds` and over all its
-/// boards, by the ranks together, on every rank: each counts its share of
-/// the stored boards (`values`, boards `mine`) and the unstored boards that
-/// go with it, valued by one ply: their captures as its initial pass valued
-/// them (in its file `unstored_path`), their quiet moves' children asked of
-/// the ranks that hold them (`lower` holds this rank's share of the level),
-/// or their own end. The histograms are summed.
+/// The counts over the stored boards of level `seeds` and, when the
+/// initial pass valued the unstored boards' captures (into this rank's file
+/// `unstored_path`), over all its boards, by the ranks together, on every
+/// rank: each counts its share of the stored boards (`values`, boards
+/// `mine`) and the unstored boards that go with it, valued by one ply:
+/// their captures from that file, their quiet moves' children asked of the
+/// ranks that hold them (`lower` holds this rank's share of the level), or
+/// their own end. The histograms are summed.
 ///
 /// # Errors
 /// A file of captures that cannot be read.
@@ -161,8 +169,12 @@ fn count_by_ranks(
     lower: &Levels,
     values: &[i8],
     mine: Range<u64>,
-    unstored_path: &Path,
-) -> Result<(Counts, Counts), SolveError> {
+    unstored_path: Option<&Path>,
+) -> Result<(Counts, Option<Counts>), SolveError> {
+    let Some(unstored_path) = unstored_path else {
+        let sums = ranks.sums(&stats::histogram(values));
+        return Ok((stats::counts_of_histogram(&sums), None));
+    };
     let index = Index::for_pits(rules.pits());
     let unstored = UnstoredBoards::of(index, seeds);
     let boards = unstored.first_with(mine.start)..unstored.first_with(mine.end);
@@ -194,7 +206,7 @@ fn count_by_ranks(
     );
     Ok((
         stats::counts_of_histogram(&sums[..256]),
-        stats::counts_of_histogram(&all),
+        Some(stats::counts_of_histogram(&all)),
     ))
 }
 

@@ -60,8 +60,10 @@ pub struct LevelReport {
     pub status: String,
     /// Boards with each value over the stored boards.
     pub counts_stored: stats::Counts,
-    /// Boards with each value over all boards of the seed count (Lincke's form).
-    pub counts_all: stats::Counts,
+    /// Boards with each value over all boards of the seed count (Lincke's
+    /// form), when they were counted (`--count-all`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts_all: Option<stats::Counts>,
     /// The partitions the level was solved in (1 for a level already present).
     #[serde(default = "one")]
     pub partitions: u64,
@@ -140,7 +142,9 @@ impl LevelReport {
     pub fn json_line(&self) -> serde_json::Value {
         let mut v = serde_json::to_value(self).expect("serialisable");
         v["counts_stored"] = stats::counts_json(&self.counts_stored);
-        v["counts_all"] = stats::counts_json(&self.counts_all);
+        if let Some(counts) = &self.counts_all {
+            v["counts_all"] = stats::counts_json(counts);
+        }
         v
     }
 }
@@ -206,17 +210,20 @@ pub(super) fn make_report_shell(id: LevelId, boards: u64, stages: Vec<Stage>) ->
 }
 
 /// The report of a level present without its statistics: its values
-/// counted (in shares of at most `room` bytes, as [`stats::count_all`]
-/// reads them), its build's figures unknown.
+/// counted, over all boards too with `count_all` (in shares of at most
+/// `room` bytes, as [`stats::count_all`] reads them), its build's figures
+/// unknown.
 pub(super) fn make_report(
     id: LevelId,
     values: &Values,
     lower: &Levels,
     file_bytes: u64,
+    count_all: bool,
     room: Option<u64>,
 ) -> LevelReport {
     let counts_stored = stats::count_stored(values);
-    let counts_all = stats::count_all(id.rules, id.seeds, values, lower, &counts_stored, room);
+    let counts_all = count_all
+        .then(|| stats::count_all(id.rules, id.seeds, values, lower, &counts_stored, room));
     LevelReport {
         file_bytes,
         counts_stored,

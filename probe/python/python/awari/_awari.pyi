@@ -205,6 +205,8 @@ def solve(
     certificate: bool = False,
     progress: bool = True,
     repetition: RepetitionName | str = "even-split",
+    count_all: bool = False,
 ) -> list[dict[str, Any]]:
     """Builds the missing levels as awari-solve does (repetition="any": the bound
-    levels of --repetition any); one dict per level."""
+    levels of --repetition any); one dict per level. count_all=True also counts
+    every board, stored or not, into "counts_all" (awari-solve --count-all)."""
