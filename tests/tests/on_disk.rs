@@ -290,6 +290,35 @@ fn the_last_level_short_of_disk_counts_before_writing_and_gives_the_scores_back(
 }
 
 #[test]
+fn a_stopped_runs_scratch_for_the_level_is_cleared_before_it_is_built() {
+    // Level 18 in the split cells, its bytes in a file of its work
+    // directory, where a killed run left its scratch (no checkpoint):
+    // cleared before the disk is planned (a killed level 36 left 23 GB
+    // there, and the rerun was refused for want of disk), the files those
+    // of the build in memory, nothing left behind.
+    let dir = scratch("split-stale-scratch");
+    let d = dir.to_str().unwrap();
+    copy_reference_levels(&dir, 17);
+    let stale = dir.join("work").join("awari-p6-n18.work");
+    std::fs::create_dir_all(&stale).unwrap();
+    std::fs::write(stale.join("cold-0"), vec![7u8; 1 << 20]).unwrap();
+    std::fs::write(stale.join("words-0"), vec![7u8; 1 << 20]).unwrap();
+    std::fs::write(stale.join("left-by-the-killed-run"), b"x").unwrap();
+    let out = ok_stdout(&run(
+        "awari-solve",
+        &["--db", d, "--max-seeds", "18", "--memory", "120M", "--json"],
+    ));
+    let last = &json_lines(&out)[18];
+    assert_eq!(last["status"], "built", "{last}");
+    assert_eq!(last["split"], true, "{last}");
+    assert_same_as_reference(&dir, 19);
+    assert!(
+        !dir.join("work").exists(),
+        "the work directory outlives the build"
+    );
+}
+
+#[test]
 fn the_split_cells_beside_lower_levels_in_memory_stay_within_the_budget() {
     // Level 18 in 160M: levels 0..=16 (30 MB) stay in memory, the packed
     // cells (44 MB) do not fit beside them, the split words (22 MB) do.

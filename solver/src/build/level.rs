@@ -115,6 +115,14 @@ impl Build<'_> {
         if !spare_this {
             self.lower_levels.load_below(seeds, &mut held.lower)?;
         }
+        // A stopped run's directory for this level without a checkpoint
+        // is scratch, cleared before the disk is planned: its room is the
+        // level's (a level 36 killed in its stages left 23 GB, and the
+        // rerun was refused for want of disk). (Under MPI the ranks share
+        // it, and clear nothing.)
+        if self.ranks.size() == 1 {
+            retro::clear_without_checkpoint(&self.level_dir(seeds))?;
+        }
         // Solve, with the memory the last level's writing held given back.
         file::release_contexts();
         crate::memory::give_back_free_heap();

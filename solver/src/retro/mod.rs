@@ -132,7 +132,7 @@ pub(crate) use options::{
 };
 pub(crate) use owners::{children_scores, more_to_ask};
 pub use partition::Partitions;
-pub(crate) use store::dir_bytes;
+pub(crate) use store::{clear_without_checkpoint, dir_bytes};
 pub(crate) use unstored::UnstoredBoards;
 pub use unstored::{
     read_unstored_captures, read_unstored_range, remove_unstored_captures, NO_CAPTURE,

@@ -560,6 +560,21 @@ fn read_manifest(dir: &Path) -> Option<Manifest> {
     serde_json::from_str(&text).ok()
 }
 
+/// Removes work directory `dir` of a level about to be solved when it
+/// holds no checkpoint (no manifest): what a stopped run left there (the
+/// split cells' bytes and words, mail) is scratch, and its room the
+/// level's. Returns whether there was one to remove.
+///
+/// # Errors
+/// A directory that cannot be removed.
+pub(crate) fn clear_without_checkpoint(dir: &Path) -> Result<bool, SolveError> {
+    if !dir.is_dir() || dir.join("manifest.json").exists() {
+        return Ok(false);
+    }
+    fs::remove_dir_all(dir).map_err(Error::io(dir))?;
+    Ok(true)
+}
+
 /// The bytes of the files in `dir` and below (0 for what cannot be read).
 pub(crate) fn dir_bytes(dir: &Path) -> u64 {
     let Ok(entries) = fs::read_dir(dir) else {
@@ -627,6 +642,22 @@ fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), SolveError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_work_directory_without_checkpoint_is_cleared_one_with_it_kept() {
+        let root = tempfile::tempdir().unwrap();
+        let (scratch, resumable) = (root.path().join("a.work"), root.path().join("b.work"));
+        for dir in [&scratch, &resumable] {
+            fs::create_dir_all(dir).unwrap();
+            fs::write(dir.join("cold-0"), [7u8; 4096]).unwrap();
+        }
+        fs::write(resumable.join("manifest.json"), "{}").unwrap();
+        assert!(clear_without_checkpoint(&scratch).unwrap());
+        assert!(!scratch.exists());
+        assert!(!clear_without_checkpoint(&resumable).unwrap());
+        assert!(resumable.join("cold-0").exists());
+        assert!(!clear_without_checkpoint(&root.path().join("none")).unwrap());
+    }
 
     fn manifest(boards: u64, partition_size: u64) -> Manifest {
         Manifest {
