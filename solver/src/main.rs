@@ -164,34 +164,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Some(s) => Plan::for_start(rules, s),
         None => Plan::up_to(rules, cli.max_seeds.unwrap_or(20)),
     };
-    let mut write = WriteOptions::default();
-    if let Some(level) = cli.compression {
-        write.zstd_level = level;
-    }
-    let options = Options {
-        dir: cli.db.clone(),
-        memory: cli.memory.unwrap_or_else(memory::default_budget),
-        progress: !cli.json && root,
-        write,
-        certificate: cli.certificate,
-        stored: if cli.exact {
-            awari_dbformat::file::Stored::Scores
-        } else {
-            awari_dbformat::file::Stored::LowerBounds
-        },
-        partitions: cli.partitions,
-        on_disk: cli.on_disk,
-        spare_disk: cli.spare_disk,
-        work_dir: cli.work_dir.clone(),
-        checkpoint_seconds: cli.checkpoint_seconds,
-        cells: match cli.cells {
-            CellsArg::Auto => Cells::Auto,
-            CellsArg::Packed => Cells::Packed,
-            CellsArg::Split => Cells::Split,
-        },
-        rank_mail_bytes: None,
-        count_all: cli.count_all,
-    };
+    let options = build_options(&cli, root);
     if cli.repetition == Repetition::Any {
         if ranks.size() > 1 {
             return Err(
@@ -249,6 +222,39 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     Ok(())
+}
+
+/// The build's options from the command line (`progress` only on rank 0,
+/// `root`, and not with `--json`).
+fn build_options(cli: &Cli, root: bool) -> Options {
+    let mut write = WriteOptions::default();
+    if let Some(level) = cli.compression {
+        write.zstd_level = level;
+    }
+    Options {
+        dir: cli.db.clone(),
+        memory: cli.memory.unwrap_or_else(memory::default_budget),
+        progress: !cli.json && root,
+        write,
+        certificate: cli.certificate,
+        stored: if cli.exact {
+            awari_dbformat::file::Stored::Scores
+        } else {
+            awari_dbformat::file::Stored::LowerBounds
+        },
+        partitions: cli.partitions,
+        on_disk: cli.on_disk,
+        spare_disk: cli.spare_disk,
+        work_dir: cli.work_dir.clone(),
+        checkpoint_seconds: cli.checkpoint_seconds,
+        cells: match cli.cells {
+            CellsArg::Auto => Cells::Auto,
+            CellsArg::Packed => Cells::Packed,
+            CellsArg::Split => Cells::Split,
+        },
+        rank_mail_bytes: None,
+        count_all: cli.count_all,
+    }
 }
 
 /// Builds the levels of `plan` under `--repetition any`, printing a row (or

@@ -352,18 +352,20 @@ impl<'a> Build<'a> {
         }
         let level_report = match read_report(&stats_path(path)) {
             Some(r) if r.counts_all.is_some() || !self.options.count_all => r,
-            // (Built without `--count-all`: its figures kept, its boards
-            // counted now.)
-            Some(built) => {
+            found => {
                 let counted = self.count_present(held, seeds, path)?;
-                let r = LevelReport {
-                    counts_all: counted.counts_all,
-                    ..built
+                // (Built without `--count-all`: its figures kept, its
+                // boards counted now.)
+                let r = match found {
+                    Some(built) => LevelReport {
+                        counts_all: counted.counts_all,
+                        ..built
+                    },
+                    None => counted,
                 };
                 write_report(&stats_path(path), &r)?;
                 r
             }
-            None => self.count_present(held, seeds, path)?,
         };
         report(&LevelReport {
             status: "present".into(),
@@ -373,7 +375,7 @@ impl<'a> Build<'a> {
     }
 
     /// The report of level `seeds`, present at `path` without its
-    /// statistics (renamed into place, then stopped), counted and written.
+    /// statistics (renamed into place, then stopped), counted.
     /// A level the levels above read is loaded as they will read it
     /// (decoded once, into its file of scores with the lower levels in
     /// files); the others decoded here.
@@ -407,7 +409,6 @@ impl<'a> Build<'a> {
             resident::room(0),
         );
         bar.finish_and_clear();
-        write_report(&stats_path(path), &r)?;
         Ok(r)
     }
 
@@ -433,7 +434,6 @@ impl<'a> Build<'a> {
             self.options.count_all,
             resident::room(0),
         );
-        write_report(&stats_path(path), &r)?;
         Ok(r)
     }
 
