@@ -281,30 +281,43 @@ impl Tally {
 /// Symbol counts: overall, and per context.
 pub(crate) type Counts = (Vec<u64>, HashMap<usize, Vec<u64>>);
 
-/// `counts` as words, to send to other processes: the overall counts, then
-/// each context's number and row (both ends know the alphabet's size).
-pub(crate) fn counts_to_words(counts: &Counts) -> Vec<u64> {
-    let (global, rows) = counts;
-    let mut words = global.clone();
-    for (&ctx, row) in rows {
-        words.push(ctx as u64);
-        words.extend_from_slice(row);
+/// Overall counts `overall` and counts `rows` (each a context's number and
+/// its row) as bytes, to send to other processes: the overall counts, then
+/// each context's number and row, every number a little-endian `u64` (both
+/// ends know the alphabet's size).
+pub(crate) fn counts_to_bytes<'a>(
+    overall: &[u64],
+    rows: impl ExactSizeIterator<Item = (usize, &'a [u64])>,
+) -> Vec<u8> {
+    let alphabet = overall.len();
+    let mut bytes = Vec::with_capacity(8 * (alphabet + rows.len() * (alphabet + 1)));
+    let mut put = |x: u64| bytes.extend_from_slice(&x.to_le_bytes());
+    overall.iter().for_each(|&x| put(x));
+    for (ctx, row) in rows {
+        put(ctx as u64);
+        row.iter().for_each(|&x| put(x));
     }
-    words
+    bytes
 }
 
-/// Adds to `sum` the counts that `words` hold, as [`counts_to_words`]
+/// Adds to `sum` the counts that `bytes` hold, as [`counts_to_bytes`]
 /// makes them (of `sum`'s alphabet): counts of parts of a sample add up to
 /// the whole sample's.
-pub(crate) fn add_counts(sum: &mut Counts, words: &[u64]) {
+pub(crate) fn add_counts(sum: &mut Counts, bytes: &[u8]) {
     let alphabet = sum.0.len();
-    let add = |sum: &mut [u64], more: &[u64]| sum.iter_mut().zip(more).for_each(|(s, m)| *s += m);
-    let (overall, mut rest) = words.split_at(alphabet);
-    add(&mut sum.0, overall);
-    while !rest.is_empty() {
-        let (ctx, row) = (rest[0] as usize, &rest[1..=alphabet]);
-        add(sum.1.entry(ctx).or_insert_with(|| vec![0; alphabet]), row);
-        rest = &rest[alphabet + 1..];
+    let mut words = bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")));
+    let add = |sum: &mut [u64], words: &mut dyn Iterator<Item = u64>| {
+        sum.iter_mut().zip(words).for_each(|(s, m)| *s += m)
+    };
+    add(&mut sum.0, &mut words);
+    while let Some(ctx) = words.next() {
+        let row = sum
+            .1
+            .entry(ctx as usize)
+            .or_insert_with(|| vec![0; alphabet]);
+        add(row, &mut words);
     }
 }
 
@@ -510,26 +523,29 @@ impl Shape {
             .len()
             .div_ceil(4 * rayon::current_num_threads())
             .max(1);
-        // (Added up as the tasks end: a tally of a large sample takes tens of
-        // MiB, and a few alive at once are enough.)
+        // (Folded: the tasks a thread runs add to one tally, since a tally of
+        // a large sample takes tens of MiB; the threads' are added up after.)
         let tally = (0..blocks.len().div_ceil(per_task))
             .into_par_iter()
-            .map(|task| {
-                let mut tally = Tally::new(self.contexts(), a);
-                let mut sym = Vec::new();
-                let share = task * per_task..((task + 1) * per_task).min(blocks.len());
-                for (start, values) in share.map(|i| blocks.block(i)) {
-                    sym.clear();
-                    sym.resize(values.len() + 1, a as u8);
-                    let counted = self.chain(id, start, values.len(), &mut sym, &mut |i, ctx| {
-                        let s = symbol(values[i], id.seeds);
-                        tally.add(ctx, s);
-                        Some(s)
-                    });
-                    debug_assert!(counted.is_ok(), "known symbols are never corrupt");
-                }
-                tally
-            })
+            .fold(
+                || Tally::new(self.contexts(), a),
+                |mut tally, task| {
+                    let mut sym = Vec::new();
+                    let share = task * per_task..((task + 1) * per_task).min(blocks.len());
+                    for (start, values) in share.map(|i| blocks.block(i)) {
+                        sym.clear();
+                        sym.resize(values.len() + 1, a as u8);
+                        let counted =
+                            self.chain(id, start, values.len(), &mut sym, &mut |i, ctx| {
+                                let s = symbol(values[i], id.seeds);
+                                tally.add(ctx, s);
+                                Some(s)
+                            });
+                        debug_assert!(counted.is_ok(), "known symbols are never corrupt");
+                    }
+                    tally
+                },
+            )
             .reduce_with(Tally::merge);
         let mut global = vec![0u64; a];
         let mut counts: HashMap<usize, Vec<u64>> = HashMap::new();

@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 use super::bounds::{BoundChooser, Stored};
 use super::codec::Model;
 use super::context::{
-    add_counts, counts_to_words, usable_neighbours, Counts, LazyBlocks, Shape, PIT0_CLASSES,
+    add_counts, counts_to_bytes, usable_neighbours, Counts, LazyBlocks, Shape, PIT0_CLASSES,
 };
 use super::writer::{spread_sample, EncodingChoice, LevelWriter, WriteOptions, TRAIN_BOARDS};
 use super::LevelId;
@@ -88,25 +88,30 @@ pub fn write_level_shared<'a>(
             _ => Cow::Borrowed(scores),
         }
     };
+    // (Learning leaves many small rows of counts freed in the heap: given
+    // back before the next step, which would otherwise peak above them.)
+    crate::memory::resident::give_back_free_heap();
     let model = choose_model(ranks, id, options, &share.boards, &stored_values)?;
-    let frames = encode_share(
+    crate::memory::resident::give_back_free_heap();
+    // Rank 0 writes its blocks into the file as they are encoded; the
+    // others keep theirs in a spool until rank 0 asks for them.
+    let mut out = if ranks.is_root() {
+        let mut writer = LevelWriter::create_as(dir, id, stored, options)?;
+        writer.preset_model(model.clone());
+        Encoded::File(Box::new(writer))
+    } else {
+        Encoded::Spool(Spool::new(dir)?)
+    };
+    encode_share(
         id,
         options,
         &model,
         chooser.as_ref(),
         &share,
         &stored_values,
+        |boards, frames| out.push(boards, frames),
     )?;
-    append_in_order(
-        ranks,
-        dir,
-        id,
-        stored,
-        options,
-        model,
-        &share.boards,
-        frames,
-    )
+    append_in_order(ranks, id, options, out)
 }
 
 /// The bound chooser of the whole level, learnt from the counts of every
@@ -160,10 +165,10 @@ fn choose_model<'v>(
             .collect(),
         values_of: stored_values,
     };
-    let counted = shape.count(id, &train);
-    let counts = summed_over_ranks(ranks, &counted);
+    let counts = summed_over_ranks(ranks, &shape.count(id, &train));
+    crate::memory::resident::give_back_free_heap();
     // 2. The candidates, as the writer makes them.
-    let candidates: Vec<Model> = match options.encoding {
+    let with_rank = match options.encoding {
         EncodingChoice::Raw => unreachable!("returned above"),
         EncodingChoice::ContextRank(_) => {
             return Ok(Model::ContextRank(super::codec::RankModel::from_counts(
@@ -175,62 +180,63 @@ fn choose_model<'v>(
                 shape, &counts,
             )))
         }
-        EncodingChoice::Auto => {
-            let segmented = options.segment_boards < options.block_boards;
-            let mut all = vec![Model::Raw];
-            for (rank, ans) in Model::train_all_from_counts(id, most, &counts) {
-                if !segmented {
-                    all.push(rank);
-                }
-                all.push(ans);
-            }
-            all
-        }
+        // (Segmented blocks take context-ans only: `writer::choose_model`.)
+        EncodingChoice::Auto => options.segment_boards >= options.block_boards,
     };
+    let candidates = std::iter::once(Model::Raw)
+        .chain(Model::candidates_from_counts(id, most, &counts, with_rank));
     // 3. Each measured on the measuring blocks, every rank's bytes summed;
-    // the smallest estimate wins, the first of equals.
+    // the smallest estimate wins, the first of equals. One candidate at a
+    // time, keeping only the best so far.
     let eval: Vec<(u64, Cow<'v, [i8]>)> = eval
         .into_iter()
         .filter(ours)
         .map(|r| (r.start, stored_values(r)))
         .collect();
-    let sizes: Vec<u64> = candidates
-        .par_iter()
-        .map(|model| {
-            eval.iter()
-                .map(|(start, values)| {
-                    let frame = model.encode_frame(
-                        id,
-                        *start,
-                        values,
-                        options.zstd_level,
-                        options.segment_boards as usize,
-                    )?;
-                    Ok(frame.len() as u64)
-                })
-                .sum::<std::io::Result<u64>>()
-        })
-        .collect::<std::io::Result<_>>()
-        .map_err(|source| Error::Io {
-            path: PathBuf::from(id.file_name()),
-            source,
-        })?;
-    let totals = ranks.sums(&sizes);
     let mut best: Option<(f64, Model)> = None;
-    for (model, stored) in candidates.into_iter().zip(totals) {
+    for model in candidates {
+        let mine = eval
+            .par_iter()
+            .map(|(start, values)| {
+                let frame = model.encode_frame(
+                    id,
+                    *start,
+                    values,
+                    options.zstd_level,
+                    options.segment_boards as usize,
+                )?;
+                Ok(frame.len() as u64)
+            })
+            .sum::<std::io::Result<u64>>()
+            .map_err(|source| Error::Io {
+                path: PathBuf::from(id.file_name()),
+                source,
+            })?;
+        let stored = ranks.sum(mine);
         let estimate =
             model.to_bytes().len() as f64 + stored as f64 * boards as f64 / sampled as f64;
         match &best {
             Some((b, _)) if *b <= estimate => {}
             _ => best = Some((estimate, model)),
         }
+        // (The model dropped, or the one it replaced, goes back now.)
+        crate::memory::resident::give_back_free_heap();
     }
     Ok(best.map(|(_, m)| m).unwrap_or(Model::Raw))
 }
 
-/// The frames of the blocks of this rank's share, encoded with `model`:
-/// for lower bounds chosen by `chooser` in the walk that encodes them when
-/// the model is context-ans in the chooser's shape, as the writer does.
+/// Blocks a rank encodes before handing their frames on (4 Mi boards of
+/// 16 Ki-board blocks: about 1.3 MiB of frames at 2.6 bits a board).
+const ENCODE_CHUNK_BLOCKS: usize = 256;
+
+/// Encodes the blocks of this rank's share with `model`, for lower bounds
+/// chosen by `chooser` in the walk that encodes them when the model is
+/// context-ans in the chooser's shape, as the writer does; hands each run
+/// of [`ENCODE_CHUNK_BLOCKS`] blocks' frames, in order, to `out(boards,
+/// frames)`, so that only one run is held at a time.
+///
+/// # Errors
+/// A block that cannot be encoded, or the first error of `out`.
 fn encode_share<'v>(
     id: LevelId,
     options: WriteOptions,
@@ -238,7 +244,8 @@ fn encode_share<'v>(
     chooser: Option<&BoundChooser>,
     share: &Share,
     stored_values: &(dyn Fn(Range<u64>) -> Cow<'v, [i8]> + Sync),
-) -> Result<Vec<Vec<u8>>> {
+    mut out: impl FnMut(u64, Vec<Vec<u8>>) -> Result<()>,
+) -> Result<()> {
     let block = u64::from(options.block_boards);
     let segment = options.segment_boards as usize;
     let first = share.boards.start;
@@ -250,77 +257,148 @@ fn encode_share<'v>(
         (Model::ContextAns(m), Some(shape)) => m.shape() == shape,
         _ => false,
     };
-    let frames: std::io::Result<Vec<Vec<u8>>> = blocks
-        .into_par_iter()
-        .map(|r| match (model, chooser, share.free) {
-            (Model::ContextAns(m), Some(chooser), Some(free)) if fused => {
-                let chosen = |board: u64, ctx: usize| {
-                    let b = (board - first) as usize;
-                    chooser.stored_symbol(b, share.scores[b], ctx, free)
-                };
-                let len = (r.end - r.start) as usize;
-                Ok(m.encode_frame(id, r.start, len, segment, &chosen))
-            }
-            _ => {
-                let values = stored_values(r.clone());
-                model.encode_frame(id, r.start, &values, options.zstd_level, segment)
-            }
-        })
-        .collect();
-    frames.map_err(|source| Error::Io {
-        path: PathBuf::from(id.file_name()),
-        source,
-    })
+    let encode = |r: &Range<u64>| match (model, chooser, share.free) {
+        (Model::ContextAns(m), Some(chooser), Some(free)) if fused => {
+            let chosen = |board: u64, ctx: usize| {
+                let b = (board - first) as usize;
+                chooser.stored_symbol(b, share.scores[b], ctx, free)
+            };
+            let len = (r.end - r.start) as usize;
+            Ok(m.encode_frame(id, r.start, len, segment, &chosen))
+        }
+        _ => {
+            let values = stored_values(r.clone());
+            model.encode_frame(id, r.start, &values, options.zstd_level, segment)
+        }
+    };
+    for run in blocks.chunks(ENCODE_CHUNK_BLOCKS) {
+        let frames = run
+            .par_iter()
+            .map(encode)
+            .collect::<std::io::Result<Vec<Vec<u8>>>>()
+            .map_err(|source| Error::Io {
+                path: PathBuf::from(id.file_name()),
+                source,
+            })?;
+        let boards = run.iter().map(|r| r.end - r.start).sum();
+        out(boards, frames)?;
+    }
+    Ok(())
 }
 
-/// Rank 0 writes the file: its own blocks, then each other rank's, as they
-/// arrive (their lengths first, then their bytes in rounds).
-#[allow(clippy::too_many_arguments)]
+/// Where a rank's encoded blocks go: rank 0's into the level file, the
+/// others' into their spool.
+enum Encoded {
+    File(Box<LevelWriter>),
+    Spool(Spool),
+}
+
+impl Encoded {
+    /// Takes the frames of the next `boards` boards of this rank's share.
+    fn push(&mut self, boards: u64, frames: Vec<Vec<u8>>) -> Result<()> {
+        match self {
+            Encoded::File(writer) => writer.push_frames(boards, frames),
+            Encoded::Spool(spool) => spool.push(&frames),
+        }
+    }
+}
+
+/// A rank's encoded blocks, kept in an unnamed temporary file in the
+/// database directory until rank 0 takes them: they would otherwise be held
+/// in memory from the first block encoded to the last sent (a share of
+/// 3 G boards makes about 1 GB of them). The file goes when the spool is
+/// dropped, or the process ends.
+struct Spool {
+    /// The directory, for errors.
+    dir: PathBuf,
+    file: std::io::BufWriter<std::fs::File>,
+    /// Each frame's length, in order.
+    lengths: Vec<u64>,
+}
+
+impl Spool {
+    /// An empty spool in `dir`.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when no file can be made there.
+    fn new(dir: &Path) -> Result<Spool> {
+        let file = tempfile::tempfile_in(dir).map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        Ok(Spool {
+            dir: dir.to_path_buf(),
+            file: std::io::BufWriter::with_capacity(1 << 20, file),
+            lengths: Vec::new(),
+        })
+    }
+
+    fn io_error(&self, source: std::io::Error) -> Error {
+        Error::Io {
+            path: self.dir.join("(the spool of a rank's blocks)"),
+            source,
+        }
+    }
+
+    /// Appends `frames`.
+    fn push(&mut self, frames: &[Vec<u8>]) -> Result<()> {
+        use std::io::Write;
+        for frame in frames {
+            self.file
+                .write_all(frame)
+                .map_err(|source| self.io_error(source))?;
+            self.lengths.push(frame.len() as u64);
+        }
+        Ok(())
+    }
+
+    /// Bytes `range` of the frames laid end to end.
+    fn read(&mut self, range: Range<u64>) -> Result<Vec<u8>> {
+        use std::io::Write;
+        use std::os::unix::fs::FileExt;
+        self.file.flush().map_err(|source| self.io_error(source))?;
+        let mut bytes = vec![0; (range.end - range.start) as usize];
+        self.file
+            .get_ref()
+            .read_exact_at(&mut bytes, range.start)
+            .map_err(|source| self.io_error(source))?;
+        Ok(bytes)
+    }
+}
+
+/// Rank 0, whose blocks are in the file already (`out`), appends each other
+/// rank's, as they arrive (their lengths first, then their bytes in rounds
+/// from their spools), and finishes the file. Returns its path on rank 0.
 fn append_in_order(
     ranks: &dyn Ranks,
-    dir: &Path,
     id: LevelId,
-    stored: Stored,
     options: WriteOptions,
-    model: Model,
-    mine: &Range<u64>,
-    frames: Vec<Vec<u8>>,
+    out: Encoded,
 ) -> Result<Option<PathBuf>> {
-    let me = ranks.rank();
     // Every rank's frames' lengths go to rank 0, and their total to all.
-    let lengths: Vec<u64> = frames.iter().map(|f| f.len() as u64).collect();
-    let mut outgoing = vec![Vec::new(); ranks.size()];
-    if me != 0 {
-        outgoing[0] = lengths.clone();
-    }
-    let lengths_of = ranks.exchange(outgoing);
-    let totals = ranks.all_gather(&[lengths.iter().sum::<u64>()]);
-    // (Rank 0 writes its own blocks; the others send theirs, one after
-    // the other.)
-    let (mut writer, frames) = if me == 0 {
-        let mut writer = LevelWriter::create_as(dir, id, stored, options)?;
-        writer.preset_model(model);
-        writer.push_frames(mine.end - mine.start, frames)?;
-        (Some(writer), Vec::new())
-    } else {
-        (None, frames)
+    let lengths: &[u64] = match &out {
+        Encoded::File(_) => &[],
+        Encoded::Spool(spool) => &spool.lengths,
     };
-    // Where each frame starts among this rank's bytes.
-    let starts: Vec<u64> = frames
-        .iter()
-        .scan(0u64, |at, f| {
-            let start = *at;
-            *at += f.len() as u64;
-            Some(start)
-        })
-        .collect();
+    let mut outgoing = vec![Vec::new(); ranks.size()];
+    if !ranks.is_root() {
+        outgoing[0] = lengths.to_vec();
+    }
+    let totals = ranks.all_gather(&[lengths.iter().sum::<u64>()]);
+    let lengths_of = ranks.exchange(outgoing);
+    let (mut writer, mut spool) = match out {
+        Encoded::File(writer) => (Some(*writer), None),
+        Encoded::Spool(spool) => (None, Some(spool)),
+    };
     // On rank 0: each rank's frames, cut from its bytes as they come; its
     // first block follows the last of the rank before.
     let block = u64::from(options.block_boards);
     let mut pending: Vec<u8> = Vec::new();
     let mut next = 0usize;
     let mut from = 0usize;
-    let read = |range: Range<u64>| -> Result<Vec<u8>> { Ok(bytes_of(&frames, &starts, range)) };
+    let read = |range: Range<u64>| -> Result<Vec<u8>> {
+        spool.as_mut().expect("a rank besides 0 sends").read(range)
+    };
     let write = |r: usize, piece: &[u8]| -> Result<()> {
         let writer = writer.as_mut().expect("rank 0 writes");
         if r != from {
@@ -352,42 +430,37 @@ fn append_in_order(
     }
 }
 
-/// Bytes `range` of `frames` laid end to end, the frames starting at
-/// `starts` (so that a rank's blocks need not be copied into one array).
-fn bytes_of(frames: &[Vec<u8>], starts: &[u64], range: Range<u64>) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity((range.end - range.start) as usize);
-    let first = starts
-        .partition_point(|&s| s <= range.start)
-        .saturating_sub(1);
-    for (frame, &start) in frames.iter().zip(starts).skip(first) {
-        if start >= range.end {
-            break;
-        }
-        let from = range.start.max(start) - start;
-        let to = (range.end.min(start + frame.len() as u64) - start) as usize;
-        bytes.extend_from_slice(&frame[from as usize..to]);
-    }
-    bytes
-}
+/// Rows of counts a rank sends in one piece of [`summed_over_ranks`] (at 21
+/// seeds, 4,096 rows of 43 symbols: 1.4 MiB; in the tests 64, so that
+/// their small levels' counts go in many pieces too).
+const COUNT_ROWS_PIECE: usize = if cfg!(test) { 64 } else { 4096 };
 
-/// The sum of every rank's counts (`mine` here), on every rank. One
-/// rank's counts go to all at a time, so that a rank holds the sum and one
-/// rank's counts, however many ranks there are.
+/// The sum of every rank's counts (`mine` here), on every rank. Each rank's
+/// counts go to all in turn, in pieces of [`COUNT_ROWS_PIECE`] rows, so that
+/// a rank holds its own counts, the sum and one piece, however many ranks
+/// there are and however many contexts they saw. (The overall counts go in
+/// a rank's first piece.)
 fn summed_over_ranks(ranks: &dyn Ranks, mine: &Counts) -> Counts {
-    let mut sum: Counts = (vec![0; mine.0.len()], Default::default());
-    let words = counts_to_words(mine);
-    for r in 0..ranks.size() {
-        let bytes: Vec<u8> = if r == ranks.rank() {
-            words.iter().flat_map(|w| w.to_le_bytes()).collect()
-        } else {
-            Vec::new()
-        };
-        let theirs = ranks.all_gather_bytes(&bytes).swap_remove(r);
-        let theirs: Vec<u64> = theirs
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-            .collect();
-        add_counts(&mut sum, &theirs);
+    let alphabet = mine.0.len();
+    let rows: Vec<(usize, &[u64])> = mine.1.iter().map(|(&c, r)| (c, r.as_slice())).collect();
+    let pieces = rows.len().div_ceil(COUNT_ROWS_PIECE).max(1);
+    let pieces_of = ranks.all_gather(&[pieces as u64]);
+    let zeros = vec![0; alphabet];
+    let mut sum: Counts = (vec![0; alphabet], Default::default());
+    for (r, &pieces) in pieces_of.iter().enumerate() {
+        for i in 0..pieces as usize {
+            let bytes = if r == ranks.rank() {
+                let overall = if i == 0 { &mine.0[..] } else { &zeros[..] };
+                let from = (i * COUNT_ROWS_PIECE).min(rows.len());
+                let to = (from + COUNT_ROWS_PIECE).min(rows.len());
+                counts_to_bytes(overall, rows[from..to].iter().copied())
+            } else {
+                Vec::new()
+            };
+            let theirs = ranks.all_gather_bytes(&bytes).swap_remove(r);
+            drop(bytes);
+            add_counts(&mut sum, &theirs);
+        }
     }
     sum
 }
@@ -396,18 +469,6 @@ fn summed_over_ranks(ranks: &dyn Ranks, mine: &Counts) -> Counts {
 mod tests {
     use super::*;
 
-    #[test]
-    fn bytes_of_frames_are_the_frames_concatenated() {
-        let frames = vec![vec![1u8, 2, 3], vec![], vec![4], vec![5, 6, 7, 8]];
-        let starts = [0, 3, 3, 4];
-        let whole = frames.concat();
-        for a in 0..=whole.len() {
-            for b in a..=whole.len() {
-                let got = bytes_of(&frames, &starts, a as u64..b as u64);
-                assert_eq!(got, whole[a..b], "{a}..{b}");
-            }
-        }
-    }
     use crate::cluster::threads::ThreadRank;
     use crate::cluster::Shares;
     use crate::file::{level_path, write_level_as, write_level_bounded};
@@ -479,10 +540,22 @@ mod tests {
             encoding: EncodingChoice::ContextRank(2),
             ..unsegmented
         };
+        // Blocks small enough that a share is encoded in several runs
+        // (`ENCODE_CHUNK_BLOCKS`).
+        let small_blocks = WriteOptions {
+            block_boards: 512,
+            segment_boards: 256,
+            ..WriteOptions::default()
+        };
         for (pits, seeds) in [(6, 10), (4, 12), (2, 9)] {
             let id = LevelId::new(Rules::new(RuleSet::Awari, pits).unwrap(), seeds);
             let (scores, free) = arbitrary(id.boards(), seeds);
-            for options in [WriteOptions::default(), unsegmented, rank_model] {
+            for options in [
+                WriteOptions::default(),
+                unsegmented,
+                rank_model,
+                small_blocks,
+            ] {
                 let one = dir.path().join("one");
                 std::fs::create_dir_all(&one).unwrap();
                 let bounded = write_level_bounded(&one, id, &scores, &free, options).unwrap();
