@@ -556,6 +556,12 @@ impl AnsModel {
     }
 
     /// The shape of the model's contexts.
+    /// Drops the encoder's view of the tables (built again on the next
+    /// encode): a model kept aside need not hold it.
+    pub(crate) fn forget_coding(&mut self) {
+        self.coding = OnceLock::new();
+    }
+
     pub(crate) fn shape(&self) -> &Shape {
         &self.shape
     }

@@ -288,6 +288,14 @@ fn order_of(counts: &[u64]) -> Vec<u8> {
 }
 
 impl Model {
+    /// Drops what only the encoder needs, built on the next encode (see
+    /// [`AnsModel`]): for a model kept aside while another encodes.
+    pub(crate) fn forget_coding(&mut self) {
+        if let Model::ContextAns(m) = self {
+            m.forget_coding();
+        }
+    }
+
     /// The encoding this model implements.
     pub fn encoding(&self) -> Encoding {
         match self {

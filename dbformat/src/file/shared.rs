@@ -97,7 +97,13 @@ pub fn write_level_shared<'a>(
     // others keep theirs in a spool until rank 0 asks for them.
     let mut out = if ranks.is_root() {
         let mut writer = LevelWriter::create_as(dir, id, stored, options)?;
-        writer.preset_model(model.clone());
+        // (The writer's copy needs no encoder's tables: it writes the model.)
+        let mut copy = model.clone();
+        copy.forget_coding();
+        writer.preset_model(copy);
+        // (Nothing pushed: the writer packs the model's section now, before
+        // the encoder's tables are built.)
+        writer.push_frames(0, Vec::new())?;
         Encoded::File(Box::new(writer))
     } else {
         Encoded::Spool(Spool::new(dir)?)
@@ -195,6 +201,13 @@ fn choose_model<'v>(
         .collect();
     let mut best: Option<(f64, Model)> = None;
     for model in candidates {
+        // Its section's size first: packing it takes a few MiB for a while,
+        // better before its encoder's tables are built. The best so far keeps
+        // none while this one is measured (they are built again if it wins).
+        let section = model.to_bytes().len();
+        if let Some((_, best)) = &mut best {
+            best.forget_coding();
+        }
         let mine = eval
             .par_iter()
             .map(|(start, values)| {
@@ -213,8 +226,7 @@ fn choose_model<'v>(
                 source,
             })?;
         let stored = ranks.sum(mine);
-        let estimate =
-            model.to_bytes().len() as f64 + stored as f64 * boards as f64 / sampled as f64;
+        let estimate = section as f64 + stored as f64 * boards as f64 / sampled as f64;
         match &best {
             Some((b, _)) if *b <= estimate => {}
             _ => best = Some((estimate, model)),
