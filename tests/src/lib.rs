@@ -69,6 +69,16 @@ pub fn ok_stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).expect("utf-8 output")
 }
 
+/// The JSON values of `out`, one per line (as `--json` prints them).
+///
+/// # Panics
+/// On a line that is not JSON.
+pub fn json_lines(out: &str) -> Vec<serde_json::Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
 /// A fresh scratch directory under the target directory, removed first if present.
 pub fn scratch(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test's own path");

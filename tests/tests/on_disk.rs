@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use awari_tests::{binary, database_files, ok_stdout, run, scratch};
+use awari_tests::{binary, database_files, json_lines, ok_stdout, run, scratch};
 use serde_json::Value;
 
 /// Levels 0..=18 of the 6-pit game solved in memory, with certificates and
@@ -44,12 +44,6 @@ fn assert_same_as_reference(dir: &Path, count: usize) {
             "{name} differs from the in-memory build"
         );
     }
-}
-
-fn json_lines(out: &str) -> Vec<Value> {
-    out.lines()
-        .map(|l| serde_json::from_str(l).expect("a JSON line"))
-        .collect()
 }
 
 #[test]

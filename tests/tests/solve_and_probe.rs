@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use awari_dbformat::{Board, Rules};
-use awari_tests::{binary, ok_stdout, run, run_with_input, scratch};
+use awari_tests::{binary, json_lines, ok_stdout, run, run_with_input, scratch};
 use serde_json::Value;
 
 /// The build every test shares: levels 0..=18 of the 6-pit game, awari rules,
@@ -27,11 +27,7 @@ fn db18() -> &'static (PathBuf, Vec<Value>) {
                 "--json",
             ],
         ));
-        let lines = out
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("a JSON line"))
-            .collect();
-        (dir, lines)
+        (dir, json_lines(&out))
     })
 }
 
@@ -102,12 +98,7 @@ fn the_counts_over_all_boards_are_made_when_asked_even_for_levels_present() {
     let dir = scratch("count-all-later");
     let d = dir.to_str().unwrap();
     let args = ["--db", d, "--max-seeds", "14", "--json"];
-    let json = |out: &str| -> Vec<Value> {
-        out.lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    };
-    let built = json(&ok_stdout(&run("awari-solve", &args)));
+    let built = json_lines(&ok_stdout(&run("awari-solve", &args)));
     let (reference, counted) = (&db18().1, level_files(&db18().0));
     for (n, line) in built.iter().enumerate() {
         assert_eq!(line["counts_stored"], reference[n]["counts_stored"], "{n}");
@@ -117,7 +108,7 @@ fn the_counts_over_all_boards_are_made_when_asked_even_for_levels_present() {
     for (name, bytes) in level_files(&dir) {
         assert!(counted[&name] == bytes, "{name} differs");
     }
-    let asked = json(&ok_stdout(&run(
+    let asked = json_lines(&ok_stdout(&run(
         "awari-solve",
         &[&args[..], &["--count-all"]].concat(),
     )));
@@ -130,7 +121,7 @@ fn the_counts_over_all_boards_are_made_when_asked_even_for_levels_present() {
         );
     }
     // (Written into the statistics files: a third run reads them.)
-    let again = json(&ok_stdout(&run("awari-solve", &args)));
+    let again = json_lines(&ok_stdout(&run("awari-solve", &args)));
     assert_eq!(again[14]["counts_all"], reference[14]["counts_all"]);
 }
 

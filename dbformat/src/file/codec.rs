@@ -341,23 +341,14 @@ impl Model {
         Model::ContextAns(AnsModel::from_counts(shape, &counts))
     }
 
-    /// Both context models, context-rank and context-ans, for every number of
-    /// neighbours from 1 to `most`, from one count over the blocks (with
-    /// `most` neighbours, narrowed exactly for the others by
-    /// `Shape::narrow_counts`).
-    pub fn train_all<'b>(
-        id: LevelId,
-        most: usize,
-        blocks: &(impl TrainingBlocks<'b> + ?Sized),
-    ) -> Vec<(Model, Model)> {
-        let widest = Shape::new(id, most, PIT0_CLASSES);
-        Model::train_all_from_counts(id, most, &widest.count(id, blocks))
-    }
-
-    /// The candidates of [`Model::train_all_from_counts`] one at a time, in
-    /// its order (for 1 to `most` neighbours: context-rank, when `with_rank`,
-    /// then context-ans), so that a caller keeping only the best holds a few
-    /// models at once, not all (at 21 seeds they take some 14 MiB together).
+    /// The context models a writer chooses among, made one at a time from
+    /// the counts over its training blocks with `most` neighbours
+    /// (`Shape::count`; counts of several processes' blocks add up to those
+    /// of all the blocks), narrowed exactly for fewer neighbours by
+    /// `Shape::narrow_counts`: for 1 to `most` neighbours, context-rank (when
+    /// `with_rank`), then context-ans. A caller keeping only the best holds a
+    /// few models at once, not all (at 21 seeds they take some 14 MiB
+    /// together).
     pub(crate) fn candidates_from_counts(
         id: LevelId,
         most: usize,
@@ -377,31 +368,6 @@ impl Model {
             let ans = Model::ContextAns(AnsModel::from_counts(shape, &mine));
             rank.into_iter().chain(std::iter::once(ans))
         })
-    }
-
-    /// [`Model::train_all`] from the counts over the blocks with `most`
-    /// neighbours (`Shape::count`; counts of several processes' blocks add
-    /// up to those of all the blocks).
-    pub(crate) fn train_all_from_counts(
-        id: LevelId,
-        most: usize,
-        counts: &Counts,
-    ) -> Vec<(Model, Model)> {
-        let widest = Shape::new(id, most, PIT0_CLASSES);
-        (1..=most)
-            .map(|k| {
-                let shape = Shape::new(id, k, PIT0_CLASSES);
-                let mine = if k == most {
-                    counts.clone()
-                } else {
-                    shape.narrow_counts(&widest, counts)
-                };
-                (
-                    Model::ContextRank(RankModel::from_counts(shape.clone(), &mine)),
-                    Model::ContextAns(AnsModel::from_counts(shape, &mine)),
-                )
-            })
-            .collect()
     }
 
     /// The model section's bytes (empty for [`Model::Raw`]).

@@ -26,7 +26,10 @@ use super::codec::Model;
 use super::context::{
     add_counts, counts_to_bytes, usable_neighbours, Counts, LazyBlocks, Shape, PIT0_CLASSES,
 };
-use super::writer::{spread_sample, EncodingChoice, LevelWriter, WriteOptions, TRAIN_BOARDS};
+use super::writer::{
+    estimated_bytes, frame_bytes, keep_smaller, spread_sample, EncodingChoice, LevelWriter,
+    WriteOptions, TRAIN_BOARDS,
+};
 use super::LevelId;
 
 /// This rank's share of a level to write: boards `boards` (whole blocks,
@@ -100,10 +103,7 @@ pub fn write_level_shared<'a>(
         // (The writer's copy needs no encoder's tables: it writes the model.)
         let mut copy = model.clone();
         copy.forget_coding();
-        writer.preset_model(copy);
-        // (Nothing pushed: the writer packs the model's section now, before
-        // the encoder's tables are built.)
-        writer.push_frames(0, Vec::new())?;
+        writer.preset_model(copy)?;
         Encoded::File(Box::new(writer))
     } else {
         Encoded::Spool(Spool::new(dir)?)
@@ -199,6 +199,7 @@ fn choose_model<'v>(
         .filter(ours)
         .map(|r| (r.start, stored_values(r)))
         .collect();
+    let eval: Vec<(u64, &[i8])> = eval.iter().map(|(start, v)| (*start, &v[..])).collect();
     let mut best: Option<(f64, Model)> = None;
     for model in candidates {
         // Its section's size first: packing it takes a few MiB for a while,
@@ -208,29 +209,12 @@ fn choose_model<'v>(
         if let Some((_, best)) = &mut best {
             best.forget_coding();
         }
-        let mine = eval
-            .par_iter()
-            .map(|(start, values)| {
-                let frame = model.encode_frame(
-                    id,
-                    *start,
-                    values,
-                    options.zstd_level,
-                    options.segment_boards as usize,
-                )?;
-                Ok(frame.len() as u64)
-            })
-            .sum::<std::io::Result<u64>>()
-            .map_err(|source| Error::Io {
-                path: PathBuf::from(id.file_name()),
-                source,
-            })?;
-        let stored = ranks.sum(mine);
-        let estimate = section as f64 + stored as f64 * boards as f64 / sampled as f64;
-        match &best {
-            Some((b, _)) if *b <= estimate => {}
-            _ => best = Some((estimate, model)),
-        }
+        let mine = frame_bytes(&model, id, options, &eval).map_err(|source| Error::Io {
+            path: PathBuf::from(id.file_name()),
+            source,
+        })?;
+        let estimate = estimated_bytes(id, section, ranks.sum(mine), sampled);
+        keep_smaller(&mut best, estimate, model);
         // (The model dropped, or the one it replaced, goes back now.)
         crate::memory::resident::give_back_free_heap();
     }

@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 
 use super::bounds::{BoundChooser, Stored};
 use super::codec::{usable_neighbours, Encoding, Model};
-use super::context::{LazyBlocks, TrainingBlocks};
+use super::context::{LazyBlocks, Shape, TrainingBlocks, PIT0_CLASSES};
 use super::layout::{self, Header, HEADER_LEN, MAX_BLOCK_BOARDS, MAX_SEGMENT_BOARDS};
 use super::{level_path, LevelId};
 
@@ -603,11 +603,17 @@ impl LevelWriter {
     }
 
     /// Sets the model of the blocks to come, chosen before the writer was
-    /// made: by the ranks of an MPI job together ([`super::shared`]). Call
-    /// it before anything is pushed.
-    pub(crate) fn preset_model(&mut self, model: Model) {
+    /// made: by the ranks of an MPI job together ([`super::shared`]), and
+    /// writes its section at once (packing it takes a few MiB for a while,
+    /// better before the blocks are encoded). Call it before anything is
+    /// pushed.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when writing fails.
+    pub(crate) fn preset_model(&mut self, model: Model) -> Result<()> {
         debug_assert_eq!(self.pushed, 0);
         self.preset = Some(model);
+        self.start_writing()
     }
 
     /// Appends the blocks of the next `boards` boards (whole blocks, but
@@ -764,46 +770,64 @@ fn choose_model<'b>(
             // levels 22..=24 in context-rank are 3% smaller than in
             // context-ans, and 15 to 27 times slower to look up).
             let segmented = options.segment_boards < options.block_boards;
-            let mut all = vec![Model::Raw];
-            for (rank, ans) in Model::train_all(id, most, train) {
-                if !segmented {
-                    all.push(rank);
-                }
-                all.push(ans);
-            }
-            all
+            let counts = Shape::new(id, most, PIT0_CLASSES).count(id, train);
+            std::iter::once(Model::Raw)
+                .chain(Model::candidates_from_counts(id, most, &counts, !segmented))
+                .collect()
         }
     };
-    let boards = id.boards();
     let scored: Vec<std::io::Result<(f64, Model)>> = candidates
         .into_par_iter()
         .map(|model| {
-            let mut stored = 0u64;
-            for &(start, values) in eval {
-                stored += model
-                    .encode_frame(
-                        id,
-                        start,
-                        values,
-                        options.zstd_level,
-                        options.segment_boards as usize,
-                    )?
-                    .len() as u64;
-            }
-            let estimate =
-                model.to_bytes().len() as f64 + stored as f64 * boards as f64 / sampled as f64;
+            let stored = frame_bytes(&model, id, options, eval)?;
+            let estimate = estimated_bytes(id, model.to_bytes().len(), stored, sampled);
             Ok((estimate, model))
         })
         .collect();
     let mut best: Option<(f64, Model)> = None;
     for s in scored {
-        let (size, model) = s?;
-        match &best {
-            Some((b, _)) if *b <= size => {}
-            _ => best = Some((size, model)),
-        }
+        let (estimate, model) = s?;
+        keep_smaller(&mut best, estimate, model);
     }
     Ok(best.map(|(_, m)| m).unwrap_or(Model::Raw))
+}
+
+/// The bytes of `model`'s frames of the measuring blocks `eval` (`(first
+/// board, values)`), encoded in parallel.
+pub(super) fn frame_bytes(
+    model: &Model,
+    id: LevelId,
+    options: WriteOptions,
+    eval: &[(u64, &[i8])],
+) -> std::io::Result<u64> {
+    eval.par_iter()
+        .map(|&(start, values)| {
+            let frame = model.encode_frame(
+                id,
+                start,
+                values,
+                options.zstd_level,
+                options.segment_boards as usize,
+            )?;
+            Ok(frame.len() as u64)
+        })
+        .sum()
+}
+
+/// The bytes level `id` would take in a model whose section takes
+/// `section` bytes and whose frames of measuring blocks holding `sampled`
+/// boards take `stored`: the frames scaled to the whole level.
+pub(super) fn estimated_bytes(id: LevelId, section: usize, stored: u64, sampled: u64) -> f64 {
+    section as f64 + stored as f64 * id.boards() as f64 / sampled as f64
+}
+
+/// Keeps in `best` the model of the smallest estimate, the first of equals
+/// (candidates come in a fixed order, so every writer chooses the same).
+pub(super) fn keep_smaller(best: &mut Option<(f64, Model)>, estimate: f64, model: Model) {
+    match best {
+        Some((b, _)) if *b <= estimate => {}
+        _ => *best = Some((estimate, model)),
+    }
 }
 
 /// Writes a whole level at once from its values in index order; returns the
