@@ -100,10 +100,7 @@ pub fn write_level_shared<'a>(
     // others keep theirs in a spool until rank 0 asks for them.
     let mut out = if ranks.is_root() {
         let mut writer = LevelWriter::create_as(dir, id, stored, options)?;
-        // (The writer's copy needs no encoder's tables: it writes the model.)
-        let mut copy = model.clone();
-        copy.forget_coding();
-        writer.preset_model(copy)?;
+        writer.preset_model(&model)?;
         Encoded::File(Box::new(writer))
     } else {
         Encoded::Spool(Spool::new(dir)?)

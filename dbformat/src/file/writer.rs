@@ -102,7 +102,10 @@ enum State {
     Training { values: Vec<i8> },
     /// Writing blocks; `pending` holds values not yet in a full batch.
     Writing {
-        model: Model,
+        /// The model the values pushed are encoded with: none when the
+        /// blocks come encoded already ([`LevelWriter::preset_model`]).
+        model: Option<Model>,
+        encoding: Encoding,
         pending: Vec<i8>,
         table: TableCursor,
     },
@@ -347,12 +350,17 @@ impl LevelWriter {
         }
         if let State::Writing { pending, .. } = &mut self.state {
             let last = std::mem::take(pending);
-            self.write_batch(&last)?;
+            if !last.is_empty() {
+                self.write_batch(&last)?;
+            }
         }
-        let State::Writing { table, model, .. } = &mut self.state else {
+        let State::Writing {
+            table, encoding, ..
+        } = &mut self.state
+        else {
             unreachable!("start_writing switched the state");
         };
-        let encoding = model.encoding();
+        let encoding = *encoding;
         debug_assert_eq!(self.encoded, boards);
         let temp = self.temp.clone();
         let io = |source| Error::Io {
@@ -488,7 +496,22 @@ impl LevelWriter {
                 })?
             }
         };
-        self.model_bytes = model.to_bytes();
+        let encoding = model.encoding();
+        self.open_sections(model.to_bytes(), encoding, Some(model), values)
+    }
+
+    /// Writes the header's room, the model's section `model_bytes` and the
+    /// offset table's room, and turns to writing blocks encoded as
+    /// `encoding` (with `model`, when values are to be pushed; `pending`
+    /// are values pushed before).
+    fn open_sections(
+        &mut self,
+        model_bytes: Vec<u8>,
+        encoding: Encoding,
+        model: Option<Model>,
+        pending: Vec<i8>,
+    ) -> Result<()> {
+        self.model_bytes = model_bytes;
         let blocks = layout::block_count(self.id.boards(), self.options.block_boards);
         let table_offset = HEADER_LEN as u64 + self.model_bytes.len() as u64;
         let tlen = layout::table_len(blocks);
@@ -509,7 +532,8 @@ impl LevelWriter {
         }
         self.state = State::Writing {
             model,
-            pending: values,
+            encoding,
+            pending,
             table: TableCursor {
                 table_offset,
                 blocks,
@@ -545,8 +569,11 @@ impl LevelWriter {
         boards: usize,
         frame_of: impl Fn(&Model, u64, usize) -> std::io::Result<Vec<u8>> + Sync,
     ) -> Result<()> {
-        let State::Writing { model, .. } = &self.state else {
-            unreachable!("blocks are written after start_writing");
+        let State::Writing {
+            model: Some(model), ..
+        } = &self.state
+        else {
+            unreachable!("values are encoded after start_writing, with its model");
         };
         let bb = self.options.block_boards as usize;
         let first_board = self.encoded;
@@ -602,18 +629,20 @@ impl LevelWriter {
         self.pushed
     }
 
-    /// Sets the model of the blocks to come, chosen before the writer was
-    /// made: by the ranks of an MPI job together ([`super::shared`]), and
-    /// writes its section at once (packing it takes a few MiB for a while,
-    /// better before the blocks are encoded). Call it before anything is
+    /// Writes the section of `model`, the model of the blocks to come,
+    /// chosen before the writer was made: by the ranks of an MPI job
+    /// together ([`super::shared`]), which push them encoded
+    /// ([`LevelWriter::push_frames`]). The writer keeps the model's bytes
+    /// only, not a copy of it. (Packing it takes a few MiB for a while,
+    /// better before the blocks are encoded.) Call it before anything is
     /// pushed.
     ///
     /// # Errors
     /// [`Error::Io`] when writing fails.
-    pub(crate) fn preset_model(&mut self, model: Model) -> Result<()> {
+    pub(crate) fn preset_model(&mut self, model: &Model) -> Result<()> {
         debug_assert_eq!(self.pushed, 0);
-        self.preset = Some(model);
-        self.start_writing()
+        debug_assert!(matches!(&self.state, State::Training { values } if values.is_empty()));
+        self.open_sections(model.to_bytes(), model.encoding(), None, Vec::new())
     }
 
     /// Appends the blocks of the next `boards` boards (whole blocks, but
