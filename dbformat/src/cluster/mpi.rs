@@ -40,6 +40,14 @@ impl MpiRanks {
             return None;
         }
         let world = universe.world();
+        // A rank that panics must take the job down, as one that dies does:
+        // unwound, it would wait in `MPI_Finalize` while the others wait
+        // for it at their next collective, for ever.
+        let report = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            report(info);
+            std::process::abort();
+        }));
         Some(MpiRanks {
             traffic: Cell::new(RankFigures {
                 rank: world.rank() as u64,
