@@ -142,6 +142,15 @@ impl Levels {
         Some(held.first..held.first + held.values.len() as u64)
     }
 
+    /// True when every level held is in memory, none read from a mapped
+    /// file: a read at random costs a cache miss, never a wait for the disk.
+    pub fn in_memory(&self) -> bool {
+        self.levels
+            .iter()
+            .flatten()
+            .all(|h| !h.values.is_from_file())
+    }
+
     /// The bytes held by all levels.
     pub fn bytes(&self) -> u64 {
         self.levels

@@ -56,26 +56,25 @@ pub(super) fn exchange_mail(
     let rounds = ranks.all_gather(&[my_rounds.unwrap_or(0)]);
     let rounds = rounds.into_iter().max().unwrap_or(0);
     let mut next = vec![0usize; size];
-    let mut runs: Vec<Vec<u64>> = vec![Vec::new(); count];
     for _ in 0..rounds {
         let outgoing = (0..size)
             .map(|r| next_piece(&mut boxes[r], &mut next[r], per_rank))
             .collect::<Result<Vec<_>, _>>()?;
         for updates in ranks.exchange(outgoing) {
-            // Split by partition (a rank's updates may be for several of
-            // this rank's partitions).
-            for &u in &updates {
-                runs[partitions.of(u >> 1)].push(u);
-            }
-            for (p, run) in runs.iter_mut().enumerate() {
-                if !run.is_empty() {
-                    received(p, run)?;
-                    run.clear();
-                }
+            // A rank's updates may be for several of this rank's
+            // partitions, each partition's together (its boxes are read
+            // one after the other): handed on run by run, as they lie.
+            for run in partition_runs(partitions, &updates) {
+                received(partitions.of(run[0] >> 1), run)?;
             }
         }
     }
     Ok(sent)
+}
+
+/// `updates` cut into the runs of consecutive updates for one partition.
+fn partition_runs(partitions: Partitions, updates: &[u64]) -> impl Iterator<Item = &[u64]> {
+    updates.chunk_by(move |a, b| partitions.of(a >> 1) == partitions.of(b >> 1))
 }
 
 /// The next at most `max` updates of `boxes` from box `next`, which moves
@@ -126,6 +125,27 @@ pub(super) fn rank_figures(
 mod tests {
     use super::*;
     use crate::retro::batch::Mailbox;
+
+    #[test]
+    fn runs_cut_updates_where_their_partition_changes() {
+        let partitions = Partitions::new(1000, 4);
+        assert!(partitions.count() > 2);
+        let size = partitions.range(0).end;
+        // Boards of partitions 0, 0, 1, 2, 2, 0: four runs (the last
+        // partition 0 again, as updates from two boxes' rounds may be).
+        let boards = [0, size - 1, size, 2 * size, 2 * size + 1, 1];
+        let updates: Vec<u64> = boards.iter().map(|&q| q << 1 | 1).collect();
+        let runs: Vec<&[u64]> = partition_runs(partitions, &updates).collect();
+        let lengths: Vec<usize> = runs.iter().map(|r| r.len()).collect();
+        assert_eq!(lengths, [2, 1, 2, 1]);
+        assert_eq!(runs.concat(), updates);
+        for run in runs {
+            assert!(run
+                .iter()
+                .all(|u| partitions.of(u >> 1) == partitions.of(run[0] >> 1)));
+        }
+        assert_eq!(partition_runs(partitions, &[]).count(), 0);
+    }
 
     #[test]
     fn pieces_cover_the_boxes_in_order_memory_and_files() {

@@ -279,17 +279,27 @@ fn init_sorted<L: Packing, const P: usize>(
     let mut per_board = 2.0f64;
     let mut at = chunk_range::<L>(pass.state, from..pass.state.size).start;
     let shared = ranks.size() > 1;
+    // Under MPI with this rank's shares in memory, the children it holds
+    // are read as the lookups are made, and only the others are asked of
+    // their owners, unsorted: each owner reads its share at random, in
+    // memory as fast as in order (level 21 under 2 ranks: the initial pass
+    // 6.1 s against 7.6 s sorted, the files the same).
+    let held_here = (shared && pass.lower.in_memory()).then(|| ranks.rank());
     while at < chunks.len() {
         if shared {
             // (A round of asks among the ranks: see `owners`.)
             owners::more_to_ask(ranks, true);
         }
         // 1. Each chunk's cells without their captures, and its lookups.
-        let mut window = collect_window::<L, P>(pass, &chunks, at, max_lookups, &mut per_board);
-        // 2. The lookups in the order of their children.
-        window
-            .lookups
-            .par_sort_unstable_by_key(|l: &Lookup| l.child);
+        let mut window =
+            collect_window::<L, P>(pass, &chunks, at, max_lookups, held_here, &mut per_board);
+        // 2. The lookups in the order of their children (where they are
+        // read from files).
+        if held_here.is_none() {
+            window
+                .lookups
+                .par_sort_unstable_by_key(|l: &Lookup| l.child);
+        }
         // 3. The best capture of each board, the children read in order
         // (or asked of the ranks that hold them).
         let unstored_boards = (window.unstored.end - window.unstored.start) as usize;
@@ -337,6 +347,11 @@ struct Window {
     cells: Vec<Vec<Cell>>,
     /// The lookups of the window's captures.
     lookups: Vec<Lookup>,
+    /// The lookups made, those valued at once among them: what the
+    /// window's size is counted in, so that its boards (each with a cell
+    /// and a best value held until the window is stored) are as many
+    /// whether its children are held here or not.
+    made: usize,
     /// The boards of the window.
     boards: usize,
     /// The unstored boards whose lookups the window holds (indices among
@@ -345,8 +360,9 @@ struct Window {
 }
 
 /// The window of `chunks` from chunk `at`: each chunk's cells without
-/// their captures, and its lookups, made in groups of chunks until the
-/// window holds `max_lookups`. A group is sized for an eighth of them at
+/// their captures, and its lookups (but those of children held by rank
+/// `held_here`, read at once: [`chunk_lookups`]), made in groups of chunks
+/// until the window has made `max_lookups`. A group is sized for an eighth of them at
 /// the rate measured so far, `per_board` (updated here), so that a stretch
 /// of boards richer in captures than those before (their rate varies from
 /// 0.5 to 1.1 a board along level 36) goes over by a fraction of an eighth.
@@ -359,6 +375,7 @@ fn collect_window<L: Packing, const P: usize>(
     chunks: &[Chunk],
     at: usize,
     max_lookups: usize,
+    held_here: Option<usize>,
     per_board: &mut f64,
 ) -> Window {
     let window_start = chunks[at].0;
@@ -372,15 +389,16 @@ fn collect_window<L: Packing, const P: usize>(
         end: at,
         cells: Vec::new(),
         lookups: Vec::new(),
+        made: 0,
         boards: 0,
         unstored: unstored_at(at)..unstored_at(at),
     };
     let mut end = at;
     while end < chunks.len()
-        && window.lookups.len() < max_lookups
+        && window.made < max_lookups
         && (end == at || window.boards + chunks[end].1 <= u32::MAX as usize)
     {
-        let want = (max_lookups - window.lookups.len()).min(max_lookups.div_ceil(8));
+        let want = (max_lookups - window.made).min(max_lookups.div_ceil(8));
         let group_start = end;
         let mut group_boards = chunks[end].1;
         end += 1;
@@ -391,15 +409,16 @@ fn collect_window<L: Packing, const P: usize>(
             group_boards += chunks[end].1;
             end += 1;
         }
-        let group: Vec<(Vec<Cell>, Vec<Lookup>)> = chunks[group_start..end]
+        let group: Vec<(Vec<Cell>, Vec<Lookup>, usize)> = chunks[group_start..end]
             .par_iter()
             .map(|&(start, boards, _)| {
                 let offset = (start - window_start) as u32;
-                chunk_lookups::<L, P>(pass, start, boards, offset)
+                chunk_lookups::<L, P>(pass, start, boards, offset, held_here)
             })
             .collect();
-        for (cells, chunk_lookups) in group {
+        for (cells, chunk_lookups, made) in group {
             window.lookups.extend_from_slice(&chunk_lookups);
+            window.made += made;
             window.cells.push(cells);
         }
         if let Some(unstored) = pass.unstored {
@@ -407,11 +426,12 @@ fn collect_window<L: Packing, const P: usize>(
             let offset = (boards.start - window.unstored.start) as u32;
             for lookups in unstored_lookups::<L, P>(pass, unstored, boards.clone(), offset) {
                 window.lookups.extend_from_slice(&lookups);
+                window.made += lookups.len();
             }
             window.unstored.end = boards.end;
         }
         window.boards += group_boards;
-        *per_board = (window.lookups.len() as f64 / window.boards as f64).max(0.01);
+        *per_board = (window.made as f64 / window.boards as f64).max(0.01);
     }
     window.end = end;
     window
@@ -497,13 +517,17 @@ fn store_window<L: Packing>(
 /// The cells of the `boards` boards of the pass's level from local board
 /// `start` without their captures' values (`B` is [`Packing::NO_EXIT`], or
 /// the value of a board without moves), and the lookups of their captures,
-/// the boards numbered from `offset` in their window.
+/// the boards numbered from `offset` in their window, and how many were
+/// made. With `held_here`, the captures whose children this rank holds in
+/// memory are valued here ([`value_held`]): their boards' cells have them,
+/// and only the others are returned.
 fn chunk_lookups<L: Packing, const P: usize>(
     pass: &Pass<L>,
     start: u64,
     boards: usize,
     offset: u32,
-) -> (Vec<Cell>, Vec<Lookup>) {
+    held_here: Option<usize>,
+) -> (Vec<Cell>, Vec<Lookup>, usize) {
     let Pass {
         rules,
         seeds,
@@ -523,7 +547,50 @@ fn chunk_lookups<L: Packing, const P: usize>(
         cells[k] = cell_before_captures::<L, P>(rules, no_move, &board, &mut captures);
         push_lookups::<P>(index, &captures, offset + k as u32, false, &mut lookups);
     }
-    (cells, lookups)
+    let made = lookups.len();
+    if let Some(me) = held_here {
+        value_held(pass.lower, me, offset, &mut cells, &mut lookups);
+    }
+    (cells, lookups, made)
+}
+
+/// Values the `lookups` of stored boards whose children rank `me` holds (in
+/// memory), raising their boards' `cells` (numbered from `offset` in the
+/// window) to the best, and keeps the others in order. The children are
+/// read a group at a time, each group's cache lines prefetched first so
+/// that their misses overlap, as in [`init`].
+fn value_held(
+    lower: &Levels,
+    me: usize,
+    offset: u32,
+    cells: &mut [Cell],
+    lookups: &mut Vec<Lookup>,
+) {
+    let mut kept = 0;
+    for start in (0..lookups.len()).step_by(INIT_BATCH) {
+        let end = (start + INIT_BATCH).min(lookups.len());
+        let mut held = [false; INIT_BATCH];
+        for (j, l) in lookups[start..end].iter().enumerate() {
+            let (level, i) = split_key(l.child);
+            held[j] = lower.owner(level, i) == me;
+            if held[j] {
+                prefetch(lower.slot_at(level, i));
+            }
+        }
+        for j in start..end {
+            let l = lookups[j];
+            if held[j - start] {
+                let (level, i) = split_key(l.child);
+                let value = l.gain.value(Score::new(*lower.slot_at(level, i))).get();
+                let cell = &mut cells[(l.board - offset) as usize];
+                cell.value = cell.value.max(value);
+            } else {
+                lookups[kept] = l;
+                kept += 1;
+            }
+        }
+    }
+    lookups.truncate(kept);
 }
 
 /// The lookups of the captures of boards `boards` of level `seeds`

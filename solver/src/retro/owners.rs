@@ -6,8 +6,11 @@
 //! scores back; every rank takes part in every round (they are collective),
 //! with an empty window once it has none left ([`answer_until_all_done`]).
 //!
-//! The children go sorted (the windows sort their lookups by child): each
-//! distinct child is asked once, and the owner reads its share in order.
+//! Where the shares are files, the children go sorted (the windows sort
+//! their lookups by child): each distinct child is asked once, and the
+//! owner reads its share in order. Where they are in memory, the windows
+//! are not sorted and the owner reads at random, as fast there: a child
+//! asked by consecutive lookups is still asked once.
 
 use awari_dbformat::cluster::Ranks;
 use awari_dbformat::Levels;
@@ -16,7 +19,8 @@ use rayon::prelude::*;
 use super::init::split_key;
 
 /// The score of each of `children` (keys of `super::init`'s lookups:
-/// [`super::init::child_key`]; sorted), in one
+/// [`super::init::child_key`]; sorted, or in any order for shares in
+/// memory), in one
 /// round with the other ranks, who ask theirs meanwhile: the children in
 /// this rank's shares of `lower` are read here, the others asked of their
 /// owners; what the others ask is read from this rank's shares.
