@@ -60,36 +60,46 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// The files of `plan` built by one process in `one` under `scratch`
-/// (`count_all`: [`Options::count_all`]).
-fn files_of_one_process(plan: &Plan, scratch: &Path, count_all: bool) -> BTreeMap<String, Vec<u8>> {
+/// (`count_all`: [`Options::count_all`]), with certificates or not.
+fn files_of_one_process(
+    plan: &Plan,
+    scratch: &Path,
+    count_all: bool,
+    certificate: bool,
+) -> BTreeMap<String, Vec<u8>> {
     let one = scratch.join("one");
     let options = Options {
         count_all,
+        certificate,
         ..options(&one)
     };
     build(plan, &options, |_| {}).unwrap();
     files(&one)
 }
 
-/// Builds `plan` into `dir` with `ranks` threads as ranks.
+/// Builds `plan` into `dir` with `ranks` threads as ranks, with
+/// certificates (so that the ranks keep their generations in step).
 fn build_with_ranks(plan: &Plan, dir: &Path, ranks: usize) {
-    build_with_ranks_holding(plan, dir, ranks, None, true);
+    build_with_ranks_holding(plan, dir, ranks, None, true, true);
 }
 
 /// [`build_with_ranks`], each rank holding at most `mail_bytes` of the
 /// updates in transit in memory (the rest in its files), counting all
-/// boards or not (`count_all`). Returns the updates rank 0 put in its
-/// files.
+/// boards or not (`count_all`), with certificates or not (without, the
+/// ranks run their generations apart). Returns the updates the ranks put
+/// in their files.
 fn build_with_ranks_holding(
     plan: &Plan,
     dir: &Path,
     ranks: usize,
     mail_bytes: Option<u64>,
     count_all: bool,
+    certificate: bool,
 ) -> u64 {
     let options = Options {
         rank_mail_bytes: mail_bytes,
         count_all,
+        certificate,
         ..options(dir)
     };
     let spilled = AtomicU64::new(0);
@@ -115,7 +125,7 @@ fn ranks_in_threads_write_the_files_of_one_process() {
         let rules = Rules::new(set, 6).unwrap();
         let plan = Plan::up_to(rules, 12);
         let scratch = tempfile::tempdir().unwrap();
-        let expected = files_of_one_process(&plan, scratch.path(), true);
+        let expected = files_of_one_process(&plan, scratch.path(), true, true);
         assert_eq!(
             expected.len(),
             3 * 13,
@@ -140,12 +150,59 @@ fn ranks_whose_mail_goes_to_files_write_the_files_of_one_process() {
     let rules = Rules::default();
     let plan = Plan::up_to(rules, 13);
     let scratch = tempfile::tempdir().unwrap();
-    let expected = files_of_one_process(&plan, scratch.path(), false);
-    for ranks in [2, 3] {
-        let dir = scratch.path().join(format!("ranks-{ranks}"));
-        let spilled = build_with_ranks_holding(&plan, &dir, ranks, Some(64), false);
-        assert!(spilled > 0, "{ranks} ranks: no update went to a file");
-        assert!(files(&dir) == expected, "{ranks} ranks: files differ");
+    for certificate in [true, false] {
+        let expected = files_of_one_process(&plan, scratch.path(), false, certificate);
+        for ranks in [2, 3] {
+            let dir = scratch.path().join(format!("ranks-{ranks}-{certificate}"));
+            let spilled =
+                build_with_ranks_holding(&plan, &dir, ranks, Some(64), false, certificate);
+            assert!(spilled > 0, "{ranks} ranks: no update went to a file");
+            assert!(
+                files(&dir) == expected,
+                "{ranks} ranks, certificate {certificate}: files differ"
+            );
+        }
+        std::fs::remove_dir_all(scratch.path().join("one")).unwrap();
+    }
+}
+
+#[test]
+fn ranks_apart_write_the_files_of_one_process() {
+    // Without certificates, the ranks run their generations apart, each
+    // taking the others' updates when they arrive: the stages must still
+    // decide every board as one process does.
+    for set in RuleSet::ALL {
+        let rules = Rules::new(set, 6).unwrap();
+        let plan = Plan::up_to(rules, 12);
+        let scratch = tempfile::tempdir().unwrap();
+        let expected = files_of_one_process(&plan, scratch.path(), true, false);
+        assert_eq!(expected.len(), 2 * 13, "{set}: levels, statistics");
+        for ranks in [2, 3, 4] {
+            let dir = scratch.path().join(format!("ranks-{ranks}"));
+            build_with_ranks_holding(&plan, &dir, ranks, None, true, false);
+            assert!(
+                files(&dir) == expected,
+                "{set}, {ranks} ranks: files differ"
+            );
+        }
+        // Several partitions a rank: a rank's partitions send each other
+        // updates too, which it takes between its own generations.
+        let dir = scratch.path().join("partitions");
+        let options = Options {
+            partitions: Some(7),
+            certificate: false,
+            ..options(&dir)
+        };
+        std::thread::scope(|scope| {
+            for rank in ThreadRank::job(3) {
+                let (plan, options) = (&plan, &options);
+                scope.spawn(move || build_on(plan, options, &rank, |_| {}).unwrap());
+            }
+        });
+        assert!(
+            files(&dir) == expected,
+            "{set}, 3 ranks of 7 partitions: files differ"
+        );
     }
 }
 
@@ -157,7 +214,7 @@ fn ranks_go_on_above_levels_written_before() {
     let rules = Rules::default();
     let plan = Plan::up_to(rules, 13);
     let scratch = tempfile::tempdir().unwrap();
-    let expected = files_of_one_process(&plan, scratch.path(), true);
+    let expected = files_of_one_process(&plan, scratch.path(), true, true);
     for (first, then) in [(3, 3), (2, 4), (4, 1)] {
         let dir = scratch.path().join(format!("ranks-{first}-{then}"));
         build_with_ranks(&Plan::up_to(rules, 9), &dir, first);

@@ -23,13 +23,22 @@
 //! so the values, the free bits and the certificate are too, and the ranks
 //! write the file one process would (the tests compare them byte for byte:
 //! under `mpirun`, and with ranks as threads of one process, [`threads`]).
+//!
+//! Without a certificate, nothing in the files depends on the generation a
+//! board is decided in, so the ranks may run their generations apart: each
+//! sends its updates as messages of their own ([`Ranks::send`]) and takes
+//! those that reach it between two of its generations, and the end of a
+//! stage is found by counting the messages ([`Termination`]), with no
+//! collective operation in between.
 
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod shares;
+pub mod termination;
 pub mod threads;
 
 pub use shares::{Shares, SHARE_ALIGN};
+pub use termination::Termination;
 
 use serde::{Deserialize, Serialize};
 
@@ -150,9 +159,43 @@ pub fn send_to_root_in_order<E>(
     Ok(())
 }
 
-/// The processes of a solve, and the collective operations between them.
-/// Every rank calls each operation in the same order (they are MPI
-/// collectives); only the thread that drives the solve calls them.
+/// What a message between two ranks carries, outside the collective
+/// operations (its MPI tag).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tag {
+    /// Updates for partitions of the receiving rank.
+    Updates = 1,
+    /// [`Termination`]: rank 0 asks for a rank's counts of messages.
+    Probe = 2,
+    /// [`Termination`]: a rank's counts, sent and received, to rank 0.
+    Reply = 3,
+    /// [`Termination`]: the work is over on every rank.
+    Done = 4,
+}
+
+impl Tag {
+    /// The tag numbered `n`, if any.
+    pub fn from_number(n: i32) -> Option<Tag> {
+        [Tag::Updates, Tag::Probe, Tag::Reply, Tag::Done]
+            .into_iter()
+            .find(|&t| t as i32 == n)
+    }
+}
+
+/// A message one rank sent another ([`Ranks::send`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    /// The rank that sent it.
+    pub from: usize,
+    /// What it carries.
+    pub tag: Tag,
+    /// Its words.
+    pub words: Vec<u64>,
+}
+
+/// The processes of a solve, and the operations between them. Every rank
+/// calls each collective operation in the same order (they are MPI
+/// collectives); only the thread that drives the solve calls any of them.
 pub trait Ranks {
     /// This process's rank, `0..size`.
     fn rank(&self) -> usize;
@@ -182,6 +225,23 @@ pub trait Ranks {
 
     /// Everyone's `bytes` (of any length), by rank, on every rank.
     fn all_gather_bytes(&self, bytes: &[u8]) -> Vec<Vec<u8>>;
+
+    /// Sends `words` (at least one) to rank `to`, another rank, without
+    /// waiting for it to take them: the message is kept until it has (see
+    /// [`Ranks::settle`]). Messages from one rank to another arrive in the
+    /// order they were sent.
+    fn send(&self, to: usize, tag: Tag, words: Vec<u64>);
+
+    /// A message sent to this rank and not taken yet, if one has arrived.
+    fn try_receive(&self) -> Option<Message>;
+
+    /// The next message sent to this rank, waiting until one arrives (the
+    /// time counts as waiting).
+    fn receive(&self) -> Message;
+
+    /// Waits until every message this rank sent has been taken by its
+    /// receiver, and lets go of them.
+    fn settle(&self);
 
     /// The traffic of this rank so far (`boards` and `updates_sent` are
     /// left to the solve).
@@ -262,4 +322,22 @@ impl Ranks for OneProcess {
     fn all_gather_bytes(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
         vec![bytes.to_vec()]
     }
+
+    /// # Panics
+    /// Always: one process has no other rank to send to.
+    fn send(&self, to: usize, _tag: Tag, _words: Vec<u64>) {
+        panic!("one process has no rank {to} to send to");
+    }
+
+    fn try_receive(&self) -> Option<Message> {
+        None
+    }
+
+    /// # Panics
+    /// Always: no other rank could send one, so it would wait for ever.
+    fn receive(&self) -> Message {
+        panic!("one process waits for a message no rank can send");
+    }
+
+    fn settle(&self) {}
 }

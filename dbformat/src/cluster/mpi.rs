@@ -6,29 +6,83 @@
 //! callers keep each message within MPI's `int` counts (large arrays go to
 //! rank 0 in pieces: [`super::send_to_root_in_order`]).
 //!
+//! Messages outside the collectives ([`Ranks::send`]) are MPI's immediate
+//! sends: each keeps its words until its receiver took them, and the
+//! receiver finds them by probing any rank.
+//!
 //! A rank that dies takes the job down: OpenMPI's default error handler
 //! aborts every rank, and `mpirun` names the one that failed. The levels
 //! written before stay, and the same command resumes from them.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::environment::{Threading, Universe};
+use mpi::point_to_point::{MatchedReceiveVec, Message as Matched, Status};
+use mpi::request::{Request, StaticScope};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::Count;
 
-use super::{RankFigures, Ranks};
+use super::{Message, RankFigures, Ranks, Tag};
 
 /// The ranks of the MPI job this process belongs to.
 pub struct MpiRanks {
     world: SimpleCommunicator,
     /// The traffic so far (`boards` and `updates_sent` unused).
     traffic: Cell<RankFigures>,
+    /// The messages sent that their receivers may not have taken yet.
+    in_flight: RefCell<Vec<InFlight>>,
     // Dropped last: finalizes MPI.
     _universe: Universe,
+}
+
+/// A message sent, until it is known to be taken: its request, and its
+/// words (a box of this process's, which MPI reads until then).
+struct InFlight {
+    request: Request<'static, [u64], StaticScope>,
+    words: *mut [u64],
+}
+
+impl InFlight {
+    /// Sends `words` to `to`, tagged `tag`.
+    fn send(world: &SimpleCommunicator, to: usize, tag: Tag, words: Vec<u64>) -> InFlight {
+        let words = Box::into_raw(words.into_boxed_slice());
+        // SAFETY: the box lives until the request completes (`free`).
+        let buffer: &'static [u64] = unsafe { &*words };
+        let to = world.process_at_rank(to as i32);
+        let request = to.immediate_send_with_tag(StaticScope, buffer, tag as i32);
+        InFlight { request, words }
+    }
+
+    /// Whether the receiver took it: then its words are let go, else it is
+    /// given back.
+    fn test(self) -> Result<(), InFlight> {
+        let InFlight { request, words } = self;
+        match request.test() {
+            Ok(_) => {
+                free(words);
+                Ok(())
+            }
+            Err(request) => Err(InFlight { request, words }),
+        }
+    }
+
+    /// Waits until the receiver took it, and lets go of its words.
+    fn wait(self) {
+        let InFlight { request, words } = self;
+        request.wait_without_status();
+        free(words);
+    }
+}
+
+/// Lets go of the words of a completed send.
+fn free(words: *mut [u64]) {
+    // SAFETY: made by `Box::into_raw` in `InFlight::send`, and the request
+    // that read them is complete (MPI no longer reads them).
+    drop(unsafe { Box::from_raw(words) });
 }
 
 impl MpiRanks {
@@ -53,6 +107,7 @@ impl MpiRanks {
                 rank: world.rank() as u64,
                 ..RankFigures::default()
             }),
+            in_flight: RefCell::new(Vec::new()),
             world,
             _universe: universe,
         })
@@ -125,6 +180,33 @@ impl MpiRanks {
         add(&mut t);
         self.traffic.set(t);
     }
+
+    /// Receives the message `matched` found by a probe (with its status).
+    fn take(&self, matched: (Matched, Status)) -> Message {
+        let (words, status) = matched.matched_receive_vec::<u64>();
+        self.count(|t| {
+            t.messages_received += 1;
+            t.bytes_received += 8 * words.len() as u64;
+        });
+        Message {
+            from: status.source_rank() as usize,
+            tag: Tag::from_number(status.tag()).expect("a tag this program sends"),
+            words,
+        }
+    }
+
+    /// Lets go of the messages sent that their receivers took.
+    fn reap(&self) {
+        let mut in_flight = self.in_flight.borrow_mut();
+        let sent = std::mem::take(&mut *in_flight);
+        in_flight.extend(sent.into_iter().filter_map(|m| m.test().err()));
+    }
+}
+
+impl Drop for MpiRanks {
+    fn drop(&mut self) {
+        self.settle();
+    }
 }
 
 impl Ranks for MpiRanks {
@@ -179,6 +261,33 @@ impl Ranks for MpiRanks {
 
     fn exchange_bytes(&self, outgoing: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
         self.exchange_of(outgoing)
+    }
+
+    fn send(&self, to: usize, tag: Tag, words: Vec<u64>) {
+        assert!(to != self.rank() && to < self.size() && !words.is_empty());
+        Count::try_from(words.len()).expect("fewer than 2^31 words in one message");
+        self.reap();
+        self.count(|t| {
+            t.messages_sent += 1;
+            t.bytes_sent += 8 * words.len() as u64;
+        });
+        let sent = InFlight::send(&self.world, to, tag, words);
+        self.in_flight.borrow_mut().push(sent);
+    }
+
+    fn try_receive(&self) -> Option<Message> {
+        let matched = self.world.any_process().immediate_matched_probe()?;
+        Some(self.take(matched))
+    }
+
+    fn receive(&self) -> Message {
+        let matched = self.timed(|| self.world.any_process().matched_probe());
+        self.take(matched)
+    }
+
+    fn settle(&self) {
+        let in_flight = std::mem::take(&mut *self.in_flight.borrow_mut());
+        self.timed(|| in_flight.into_iter().for_each(InFlight::wait));
     }
 }
 

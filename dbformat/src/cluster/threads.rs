@@ -2,13 +2,15 @@
 //! operation a meeting of the threads at a barrier. What MPI adds
 //! (processes, a network) is left out; what the ranks do together is all
 //! here, so that the code that runs under `mpirun` can be tested in any
-//! test run, without MPI ([`ThreadRank::job`]). A rank that panics breaks
-//! the job: the others panic at their next meeting, as `mpirun` takes a job
-//! down when a rank dies.
+//! test run, without MPI ([`ThreadRank::job`]). A message from one rank to
+//! another goes to a queue of the receiver's. A rank that panics breaks
+//! the job: the others panic at their next meeting or wait for a message,
+//! as `mpirun` takes a job down when a rank dies.
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use super::Ranks;
+use super::{Message, Ranks, Tag};
 
 /// Where the ranks of one job meet: what each leaves for the others.
 struct Meeting {
@@ -18,6 +20,15 @@ struct Meeting {
     /// By sender, then receiver: what an exchange sends.
     words: Mutex<Vec<Vec<Vec<u64>>>>,
     bytes: Mutex<Vec<Vec<Vec<u8>>>>,
+    /// By receiver: the messages sent to it and not taken yet.
+    queues: Vec<Queue>,
+}
+
+/// The messages sent to one rank, and where it waits for them.
+#[derive(Default)]
+struct Queue {
+    messages: Mutex<VecDeque<Message>>,
+    arrived: Condvar,
 }
 
 /// One rank of a job of threads: give each to its own thread.
@@ -35,6 +46,7 @@ impl ThreadRank {
             numbers: Mutex::new(vec![Vec::new(); size]),
             words: Mutex::new(vec![vec![Vec::new(); size]; size]),
             bytes: Mutex::new(vec![vec![Vec::new(); size]; size]),
+            queues: (0..size).map(|_| Queue::default()).collect(),
         });
         (0..size)
             .map(|rank| ThreadRank {
@@ -99,6 +111,48 @@ impl Ranks for ThreadRank {
         let outgoing = vec![bytes.to_vec(); self.size];
         self.exchange_bytes(outgoing)
     }
+
+    fn send(&self, to: usize, tag: Tag, words: Vec<u64>) {
+        assert!(to != self.rank && to < self.size && !words.is_empty());
+        let queue = &self.meeting.queues[to];
+        lock(&queue.messages).push_back(Message {
+            from: self.rank,
+            tag,
+            words,
+        });
+        queue.arrived.notify_all();
+    }
+
+    fn try_receive(&self) -> Option<Message> {
+        lock(&self.meeting.queues[self.rank].messages).pop_front()
+    }
+
+    /// # Panics
+    /// When a rank of the job panicked.
+    fn receive(&self) -> Message {
+        let queue = &self.meeting.queues[self.rank];
+        let mut messages = lock(&queue.messages);
+        loop {
+            if let Some(message) = messages.pop_front() {
+                return message;
+            }
+            assert!(
+                !self.meeting.gate.is_broken(),
+                "another rank of the job failed"
+            );
+            // (Woken by a message, or now and then to see whether the job
+            // broke.)
+            let wait = std::time::Duration::from_millis(100);
+            messages = queue
+                .arrived
+                .wait_timeout(messages, wait)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    /// (A message is in its receiver's queue as soon as it is sent.)
+    fn settle(&self) {}
 }
 
 impl Drop for ThreadRank {
@@ -147,6 +201,11 @@ impl Gate {
             state = self.turn.wait(state).unwrap_or_else(|e| e.into_inner());
         }
         assert!(!state.broken, "another rank of the job failed");
+    }
+
+    /// True when a rank of the job panicked.
+    fn is_broken(&self) -> bool {
+        lock(&self.state).broken
     }
 
     /// A rank panicked: the others stop at their next meeting.

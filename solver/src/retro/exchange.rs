@@ -73,7 +73,10 @@ pub(super) fn exchange_mail(
 }
 
 /// `updates` cut into the runs of consecutive updates for one partition.
-fn partition_runs(partitions: Partitions, updates: &[u64]) -> impl Iterator<Item = &[u64]> {
+pub(super) fn partition_runs(
+    partitions: Partitions,
+    updates: &[u64],
+) -> impl Iterator<Item = &[u64]> {
     updates.chunk_by(move |a, b| partitions.of(a >> 1) == partitions.of(b >> 1))
 }
 

@@ -10,12 +10,19 @@
 //! both on disk), with two sets of boxes: the ones being taken (sent in the
 //! last generation) and the ones being filled. (One partition's steps:
 //! [`super::stage`].)
+//!
+//! Under MPI the ranks either keep their generations in step, exchanging
+//! their updates after each (needed for a certificate, and with their
+//! partitions on disk), or, with their partitions in memory and no
+//! certificate, run them apart ([`StageLoop::propagate_apart`]).
 
 use std::time::Instant;
 
+use awari_dbformat::cluster::{Message, Tag, Termination};
+
 use super::batch::{Mailbox, Outbox};
 use super::checkpoint::Checkpoints;
-use super::exchange::{exchange_mail, PIECE_UPDATES};
+use super::exchange::{exchange_mail, partition_runs, PIECE_UPDATES};
 use super::mail::{Delivery, Mail};
 use super::solve::Level;
 use super::stage::{self, Decided, Frontier};
@@ -188,12 +195,16 @@ impl<L: Packing, const P: usize> StageLoop<'_, L, P> {
     /// frontier or updates in transit, adding the decisions to `decided`.
     /// Returns the generations and the updates sent between partitions.
     fn propagate(&mut self, k: i8, decided: &mut Decided) -> Result<(u32, u64), SolveError> {
+        if self.apart() {
+            return self.propagate_apart(k, decided);
+        }
         let ranks = self.level.ranks;
         let mut generations = 0;
         let mut sent_updates = 0;
-        let mut pending = 0; // updates in the boxes being taken
-                             // Whether some rank's partitions have a frontier (a sum over the
-                             // ranks, so that every rank sees the same answer, as for `pending`).
+        // The updates in the boxes being taken, and whether some rank's
+        // partitions have a frontier (sums over the ranks, so that every
+        // rank sees the same answers).
+        let mut pending = 0;
         let mut busy = ranks.sum(u64::from(self.busy_here())) > 0;
         while pending > 0 || busy {
             let round = generations + 1;
@@ -213,13 +224,149 @@ impl<L: Packing, const P: usize> StageLoop<'_, L, P> {
         Ok((generations, sent_updates))
     }
 
+    /// Whether the ranks run their generations apart: with several ranks,
+    /// their partitions in memory, and no certificate (whose generations
+    /// must be one process's; nothing else in the files depends on the
+    /// generation a board is decided in).
+    fn apart(&self) -> bool {
+        let level = self.level;
+        level.ranks.size() > 1
+            && matches!(self.work.store, Store::Memory)
+            && !level.options.record_generations
+    }
+
+    /// Propagates stage `k` with this rank's generations run apart from the
+    /// others' ([`StageLoop::apart`]), adding the decisions to `decided`.
+    /// While its partitions have work, the rank visits generation after
+    /// generation, sending the updates for other ranks' partitions as
+    /// messages after each, and taking those that reached it before the
+    /// next (as decisions of the generation it visited last: they join the
+    /// frontier of its next). Idle, it waits for a message. The stage ends
+    /// when no rank has work and every message has been taken
+    /// ([`Termination`]). Returns the most generations a rank visited, and
+    /// the updates sent between partitions.
+    fn propagate_apart(&mut self, k: i8, decided: &mut Decided) -> Result<(u32, u64), SolveError> {
+        let ranks = self.level.ranks;
+        let mut end = Termination::new();
+        let (mut round, mut generations, mut sent_updates) = (0, 0, 0);
+        // Updates this rank's partitions sent each other in its last
+        // generation, taken before their visits in the next.
+        let mut pending = false;
+        loop {
+            while let Some(message) = ranks.try_receive() {
+                self.receive_apart(message, k, round, &mut end, decided)?;
+            }
+            if pending || self.busy_here() {
+                round += 1;
+                let (visited, sent) = self.visits(k, round, round - 1, pending, decided)?;
+                if visited {
+                    generations = round;
+                }
+                let (_, filled) = self.mail.for_round(round);
+                let to_ranks = self.send_apart(filled, &mut end)?;
+                self.updates_to_ranks += to_ranks;
+                sent_updates += sent;
+                pending = sent > to_ranks;
+                continue;
+            }
+            if end.idle(ranks) {
+                break;
+            }
+            let message = ranks.receive();
+            self.receive_apart(message, k, round, &mut end, decided)?;
+        }
+        ranks.settle();
+        let all = ranks.all_gather(&[u64::from(generations), sent_updates]);
+        let most = all.iter().step_by(2).max().copied().unwrap_or(0);
+        Ok((most as u32, all.iter().skip(1).step_by(2).sum()))
+    }
+
+    /// Takes `message` from another rank, received after this rank's
+    /// generation `round` of stage `k`: a part of the search for the end
+    /// of the stage, or updates, which its partitions take as decisions of
+    /// that generation (added to `decided`).
+    fn receive_apart(
+        &mut self,
+        message: Message,
+        k: i8,
+        round: u32,
+        end: &mut Termination,
+        decided: &mut Decided,
+    ) -> Result<(), SolveError> {
+        if end.take(&message) {
+            return Ok(());
+        }
+        debug_assert_eq!(message.tag, Tag::Updates);
+        end.taken();
+        let partitions = self.level.partitions;
+        for run in partition_runs(partitions, &message.words) {
+            let p = partitions.of(run[0] >> 1);
+            *decided += self.take_pieces(p, k, round, |apply| {
+                apply(run);
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Sends the updates in `filled` for other ranks' partitions to those
+    /// ranks, in messages of at most [`PIECE_UPDATES`], counted in `end`.
+    /// Returns the updates sent.
+    ///
+    /// # Errors
+    /// A file of spilled mail that cannot be read or removed.
+    fn send_apart(&self, filled: &Mail, end: &mut Termination) -> Result<u64, SolveError> {
+        let level = self.level;
+        let (ranks, count) = (level.ranks, level.count());
+        let mut sent = 0;
+        for p in (0..count).filter(|&p| !level.owns(p)) {
+            let mut delivery = filled.take(p);
+            if delivery.is_empty() {
+                continue;
+            }
+            sent += delivery.len();
+            loop {
+                let mut piece = Vec::new();
+                let last = delivery.read_into(&mut piece, PIECE_UPDATES)?;
+                if !piece.is_empty() {
+                    ranks.send(ranks.owner(p, count), Tag::Updates, piece);
+                    end.sent();
+                }
+                if last {
+                    break;
+                }
+            }
+        }
+        Ok(sent)
+    }
+
+    /// Generation `round` of stage `k` in this rank's partitions
+    /// ([`StageLoop::visits`]), then, under MPI, the exchange of the
+    /// updates for other ranks' partitions. Returns whether any partition
+    /// visited its frontier, and the updates sent.
+    fn generation(
+        &mut self,
+        k: i8,
+        round: u32,
+        last: u32,
+        pending: bool,
+        decided: &mut Decided,
+    ) -> Result<(bool, u64), SolveError> {
+        let visited = self.visits(k, round, last, pending, decided)?;
+        if self.level.ranks.size() > 1 {
+            let (_, filled) = self.mail.for_round(round);
+            self.updates_to_ranks += self.exchange(k, round, filled, decided)?;
+        }
+        Ok(visited)
+    }
+
     /// Generation `round` of stage `k` in this rank's partitions,
     /// alternately up and down (so that the partition worked last, still
     /// mapped on disk, is the next one worked): each takes the updates
     /// sent to it in generation `last` (when any are `pending`), then
     /// visits its frontier. Returns whether any partition visited one, and
     /// the updates sent.
-    fn generation(
+    fn visits(
         &mut self,
         k: i8,
         round: u32,
@@ -247,9 +394,6 @@ impl<L: Packing, const P: usize> StageLoop<'_, L, P> {
             let (visit_decided, visit_sent) = self.visit(p, k, round, filled)?;
             *decided += visit_decided;
             sent += visit_sent;
-        }
-        if level.ranks.size() > 1 {
-            self.updates_to_ranks += self.exchange(k, round, filled, decided)?;
         }
         Ok((visited, sent))
     }
