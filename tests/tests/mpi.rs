@@ -104,6 +104,33 @@ fn one_to_four_ranks_write_the_files_of_one_process() {
     }
 }
 
+#[test]
+#[ignore = "needs OpenMPI and AWARI_MPI_SOLVE (scripts/test.sh)"]
+fn ranks_apart_write_the_files_of_one_process() {
+    // Without certificates the ranks run their generations apart, their
+    // updates sent as messages of their own.
+    for set in RuleSet::ALL {
+        let dir = scratch(&format!("mpi-apart-{}", set.name()));
+        let one = dir.join("one");
+        let common = ["--rules", set.name(), "--max-seeds", "14"];
+        let mut args = vec!["--db", one.to_str().unwrap()];
+        args.extend(common);
+        ok_stdout(&run("awari-solve", &args));
+        let expected = database_files(&one);
+        assert_eq!(expected.len(), 15, "{set}: 15 levels");
+        for ranks in [2, 3] {
+            let db = dir.join(format!("ranks-{ranks}"));
+            let mut args = vec!["--db", db.to_str().unwrap()];
+            args.extend(common);
+            ok_stdout(&output(mpirun(ranks, &args)));
+            assert!(
+                database_files(&db) == expected,
+                "{set}, {ranks} ranks apart: files differ"
+            );
+        }
+    }
+}
+
 /// The process of rank `rank` of an MPI job whose command line names `dir`.
 fn rank_process(dir: &Path, rank: usize) -> Option<u32> {
     let wanted = format!("OMPI_COMM_WORLD_RANK={rank}");

@@ -243,6 +243,10 @@ pub trait Ranks {
     /// receiver, and lets go of them.
     fn settle(&self);
 
+    /// The bytes of the messages this rank sent that their receivers may
+    /// not have taken yet (those taken are let go first).
+    fn unsettled_bytes(&self) -> u64;
+
     /// The traffic of this rank so far (`boards` and `updates_sent` are
     /// left to the solve).
     fn figures(&self) -> RankFigures {
@@ -340,4 +344,8 @@ impl Ranks for OneProcess {
     }
 
     fn settle(&self) {}
+
+    fn unsettled_bytes(&self) -> u64 {
+        0
+    }
 }

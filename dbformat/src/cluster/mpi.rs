@@ -289,6 +289,12 @@ impl Ranks for MpiRanks {
         let in_flight = std::mem::take(&mut *self.in_flight.borrow_mut());
         self.timed(|| in_flight.into_iter().for_each(InFlight::wait));
     }
+
+    fn unsettled_bytes(&self) -> u64 {
+        self.reap();
+        let in_flight = self.in_flight.borrow();
+        in_flight.iter().map(|m| 8 * m.words.len() as u64).sum()
+    }
 }
 
 /// Where each of a message's parts of `counts` items starts.

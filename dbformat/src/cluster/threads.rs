@@ -153,6 +153,18 @@ impl Ranks for ThreadRank {
 
     /// (A message is in its receiver's queue as soon as it is sent.)
     fn settle(&self) {}
+
+    /// The bytes of the messages this rank sent that their receivers have
+    /// not taken yet.
+    fn unsettled_bytes(&self) -> u64 {
+        let mut bytes = 0;
+        for queue in &self.meeting.queues {
+            let messages = lock(&queue.messages);
+            let mine = messages.iter().filter(|m| m.from == self.rank);
+            bytes += mine.map(|m| 8 * m.words.len() as u64).sum::<u64>();
+        }
+        bytes
+    }
 }
 
 impl Drop for ThreadRank {

@@ -35,9 +35,10 @@ use crate::stats::{self, Counts};
 const UNSTORED_CAPTURES: &str = "unstored-captures";
 
 /// The updates in transit a rank holds in memory when its share of a level
-/// is in memory, unless the options say (4 MiB: half a million updates); the rest
-/// wait in files of its own (`SolveOptions::mail_dir`), in the page cache
-/// while it has room.
+/// is in memory, at least (4 MiB: half a million updates), unless the
+/// options say; the rest wait in files of its own (`SolveOptions::mail_dir`),
+/// in the page cache while it has room. (Running apart, half of it is for
+/// the messages the other ranks have not taken yet.)
 const RANK_MAIL_BYTES: u64 = 4 << 20;
 
 /// What writing a level gives its report.
@@ -409,9 +410,13 @@ impl Build<'_> {
             resident_partitions: level_plan.resident_partitions,
             // A rank in memory holds a few mebibytes of the updates in
             // transit (most are a whole generation's for the other ranks,
-            // until the exchange); the rest wait in files of its own.
+            // until the exchange), or a quarter of a byte per board of its
+            // share if more; the rest wait in files of its own.
             mail_bytes: if ranks_in_memory {
-                options.rank_mail_bytes.unwrap_or(RANK_MAIL_BYTES)
+                let share = boards / self.ranks.size() as u64;
+                options
+                    .rank_mail_bytes
+                    .unwrap_or(RANK_MAIL_BYTES.max(share / 4))
             } else {
                 level_plan.mail_bytes
             },

@@ -263,7 +263,7 @@ impl<L: Packing, const P: usize> StageLoop<'_, L, P> {
                     generations = round;
                 }
                 let (_, filled) = self.mail.for_round(round);
-                let to_ranks = self.send_apart(filled, &mut end)?;
+                let to_ranks = self.send_apart(filled, k, round, &mut end, decided)?;
                 self.updates_to_ranks += to_ranks;
                 sent_updates += sent;
                 pending = sent > to_ranks;
@@ -309,15 +309,28 @@ impl<L: Packing, const P: usize> StageLoop<'_, L, P> {
         Ok(())
     }
 
-    /// Sends the updates in `filled` for other ranks' partitions to those
-    /// ranks, in messages of at most [`PIECE_UPDATES`], counted in `end`.
-    /// Returns the updates sent.
+    /// Sends the updates of generation `round` of stage `k` in `filled` for
+    /// other ranks' partitions to those ranks, in messages of at most
+    /// [`PIECE_UPDATES`], counted in `end`. The messages not yet taken by
+    /// their receivers hold at most half the mail's memory
+    /// ([`SolveOptions::mail_bytes`]) besides the one being sent: past
+    /// that, the rank takes the messages that reach it (adding their
+    /// decisions to `decided`) until its receivers have taken enough of its
+    /// own. Returns the updates sent.
     ///
     /// # Errors
     /// A file of spilled mail that cannot be read or removed.
-    fn send_apart(&self, filled: &Mail, end: &mut Termination) -> Result<u64, SolveError> {
+    fn send_apart(
+        &mut self,
+        filled: &Mail,
+        k: i8,
+        round: u32,
+        end: &mut Termination,
+        decided: &mut Decided,
+    ) -> Result<u64, SolveError> {
         let level = self.level;
         let (ranks, count) = (level.ranks, level.count());
+        let most_unsettled = level.options.mail_bytes / 2;
         let mut sent = 0;
         for p in (0..count).filter(|&p| !level.owns(p)) {
             let mut delivery = filled.take(p);
@@ -326,6 +339,12 @@ impl<L: Packing, const P: usize> StageLoop<'_, L, P> {
             }
             sent += delivery.len();
             loop {
+                while ranks.unsettled_bytes() > most_unsettled {
+                    match ranks.try_receive() {
+                        Some(message) => self.receive_apart(message, k, round, end, decided)?,
+                        None => std::thread::yield_now(),
+                    }
+                }
                 let mut piece = Vec::new();
                 let last = delivery.read_into(&mut piece, PIECE_UPDATES)?;
                 if !piece.is_empty() {
