@@ -102,10 +102,16 @@ fn build_with_ranks_holding(
         certificate,
         ..options(dir)
     };
+    build_with_ranks_of(plan, &options, ranks)
+}
+
+/// Builds `plan` with `options` and `ranks` threads as ranks. Returns the
+/// updates the ranks put in their files.
+fn build_with_ranks_of(plan: &Plan, options: &Options, ranks: usize) -> u64 {
     let spilled = AtomicU64::new(0);
     std::thread::scope(|scope| {
         for rank in ThreadRank::job(ranks) {
-            let (plan, options, spilled) = (&plan, &options, &spilled);
+            let (plan, spilled) = (&plan, &spilled);
             scope.spawn(move || {
                 let count = |report: &LevelReport| {
                     let updates = report.stages.iter().map(|s| s.spilled_updates).sum();
@@ -193,12 +199,7 @@ fn ranks_apart_write_the_files_of_one_process() {
             certificate: false,
             ..options(&dir)
         };
-        std::thread::scope(|scope| {
-            for rank in ThreadRank::job(3) {
-                let (plan, options) = (&plan, &options);
-                scope.spawn(move || build_on(plan, options, &rank, |_| {}).unwrap());
-            }
-        });
+        build_with_ranks_of(&plan, &options, 3);
         assert!(
             files(&dir) == expected,
             "{set}, 3 ranks of 7 partitions: files differ"

@@ -54,11 +54,6 @@ impl Termination {
         self.counts[1] += 1;
     }
 
-    /// True once the work is over on every rank: nothing more will arrive.
-    pub fn is_done(&self) -> bool {
-        self.done
-    }
-
     /// Takes `message` if it belongs to the search for the end (a probe, a
     /// reply or the end itself), and returns whether it did. Messages of
     /// work are left to the caller, who counts them ([`Termination::taken`]).
@@ -163,12 +158,16 @@ mod tests {
             random ^= random << 17;
             random
         };
+        // A message of work brings one token.
+        let take = |end: &mut Termination, todo: &mut Vec<u64>, message: Message| {
+            if !end.take(&message) {
+                end.taken();
+                todo.extend(message.words);
+            }
+        };
         loop {
             while let Some(message) = rank.try_receive() {
-                if !end.take(&message) {
-                    end.taken();
-                    todo.extend(message.words);
-                }
+                take(&mut end, &mut todo, message);
             }
             if let Some(hops) = todo.pop() {
                 worked += 1;
@@ -188,14 +187,7 @@ mod tests {
             if end.idle(rank) {
                 break;
             }
-            let message = rank.receive();
-            if !end.take(&message) {
-                end.taken();
-                todo.extend(message.words);
-            }
-            if end.is_done() {
-                break;
-            }
+            take(&mut end, &mut todo, rank.receive());
         }
         assert!(todo.is_empty(), "rank {} stopped with work", rank.rank());
         assert!(rank.try_receive().is_none(), "a message left behind");

@@ -36,19 +36,9 @@ pub(super) fn exchange_mail(
     piece: usize,
     mut received: impl FnMut(usize, &[u64]) -> Result<(), SolveError>,
 ) -> Result<u64, SolveError> {
-    let (size, count) = (ranks.size(), partitions.count());
-    // Each rank's updates, in the boxes of its partitions (in memory, or
-    // in their files past the mail's cap), and the box the next round
-    // starts in.
-    let mut boxes: Vec<Vec<Delivery>> = (0..size).map(|_| Vec::new()).collect();
-    let mut totals = vec![0u64; size];
-    for p in (0..count).filter(|&p| !ranks.owns(p, count)) {
-        let delivery = mail.take(p);
-        if !delivery.is_empty() {
-            totals[ranks.owner(p, count)] += delivery.len();
-            boxes[ranks.owner(p, count)].push(delivery);
-        }
-    }
+    let size = ranks.size();
+    // Each rank's updates, and the box the next round starts in.
+    let (mut boxes, totals) = boxes_by_rank(ranks, mail, partitions);
     let sent = totals.iter().sum::<u64>();
     // Each destination gets an equal part of a round's piece.
     let per_rank = (piece / size.saturating_sub(1).max(1)).max(1);
@@ -72,6 +62,27 @@ pub(super) fn exchange_mail(
     Ok(sent)
 }
 
+/// The boxes of `mail` for other ranks' partitions (of `partitions`), taken
+/// and grouped by the rank that owns them (in memory, or in their files
+/// past the mail's cap), with the updates each rank's boxes hold.
+pub(super) fn boxes_by_rank(
+    ranks: &dyn Ranks,
+    mail: &Mail,
+    partitions: Partitions,
+) -> (Vec<Vec<Delivery>>, Vec<u64>) {
+    let (size, count) = (ranks.size(), partitions.count());
+    let mut boxes: Vec<Vec<Delivery>> = (0..size).map(|_| Vec::new()).collect();
+    let mut totals = vec![0u64; size];
+    for p in (0..count).filter(|&p| !ranks.owns(p, count)) {
+        let delivery = mail.take(p);
+        if !delivery.is_empty() {
+            totals[ranks.owner(p, count)] += delivery.len();
+            boxes[ranks.owner(p, count)].push(delivery);
+        }
+    }
+    (boxes, totals)
+}
+
 /// `updates` cut into the runs of consecutive updates for one partition.
 pub(super) fn partition_runs(
     partitions: Partitions,
@@ -86,7 +97,7 @@ pub(super) fn partition_runs(
 ///
 /// # Errors
 /// A box's file that cannot be read or removed.
-fn next_piece(
+pub(super) fn next_piece(
     boxes: &mut [Delivery],
     next: &mut usize,
     max: usize,

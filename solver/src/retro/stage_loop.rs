@@ -22,7 +22,7 @@ use awari_dbformat::cluster::{Message, Tag, Termination};
 
 use super::batch::{Mailbox, Outbox};
 use super::checkpoint::Checkpoints;
-use super::exchange::{exchange_mail, partition_runs, PIECE_UPDATES};
+use super::exchange::{boxes_by_rank, exchange_mail, next_piece, partition_runs, PIECE_UPDATES};
 use super::mail::{Delivery, Mail};
 use super::solve::Level;
 use super::stage::{self, Decided, Frontier};
@@ -300,18 +300,14 @@ impl<L: Packing, const P: usize> StageLoop<'_, L, P> {
         end.taken();
         let partitions = self.level.partitions;
         for run in partition_runs(partitions, &message.words) {
-            let p = partitions.of(run[0] >> 1);
-            *decided += self.take_pieces(p, k, round, |apply| {
-                apply(run);
-                Ok(())
-            })?;
+            *decided += self.take_run(partitions.of(run[0] >> 1), k, round, run)?;
         }
         Ok(())
     }
 
     /// Sends the updates of generation `round` of stage `k` in `filled` for
     /// other ranks' partitions to those ranks, in messages of at most
-    /// [`PIECE_UPDATES`], counted in `end`. The messages not yet taken by
+    /// [`PIECE_UPDATES`] for each rank, counted in `end`. The messages not yet taken by
     /// their receivers hold at most half the mail's memory
     /// ([`SolveOptions::mail_bytes`]) besides the one being sent: past
     /// that, the rank takes the messages that reach it (adding their
@@ -329,15 +325,11 @@ impl<L: Packing, const P: usize> StageLoop<'_, L, P> {
         decided: &mut Decided,
     ) -> Result<u64, SolveError> {
         let level = self.level;
-        let (ranks, count) = (level.ranks, level.count());
+        let ranks = level.ranks;
         let most_unsettled = level.options.mail_bytes / 2;
-        let mut sent = 0;
-        for p in (0..count).filter(|&p| !level.owns(p)) {
-            let mut delivery = filled.take(p);
-            if delivery.is_empty() {
-                continue;
-            }
-            sent += delivery.len();
+        let (mut boxes, totals) = boxes_by_rank(ranks, filled, level.partitions);
+        for (to, boxes) in boxes.iter_mut().enumerate() {
+            let mut next = 0;
             loop {
                 while ranks.unsettled_bytes() > most_unsettled {
                     match ranks.try_receive() {
@@ -345,18 +337,15 @@ impl<L: Packing, const P: usize> StageLoop<'_, L, P> {
                         None => std::thread::yield_now(),
                     }
                 }
-                let mut piece = Vec::new();
-                let last = delivery.read_into(&mut piece, PIECE_UPDATES)?;
-                if !piece.is_empty() {
-                    ranks.send(ranks.owner(p, count), Tag::Updates, piece);
-                    end.sent();
-                }
-                if last {
+                let piece = next_piece(boxes, &mut next, PIECE_UPDATES)?;
+                if piece.is_empty() {
                     break;
                 }
+                ranks.send(to, Tag::Updates, piece);
+                end.sent();
             }
         }
-        Ok(sent)
+        Ok(totals.iter().sum())
     }
 
     /// Generation `round` of stage `k` in this rank's partitions
@@ -439,16 +428,28 @@ impl<L: Packing, const P: usize> StageLoop<'_, L, P> {
             PIECE_UPDATES,
             |p, updates| {
                 if in_memory {
-                    *decided += self.take_pieces(p, k, round, |apply| {
-                        apply(updates);
-                        Ok(())
-                    })?;
+                    *decided += self.take_run(p, k, round, updates)?;
                     Ok(())
                 } else {
                     filled.post(updates.to_vec())
                 }
             },
         )
+    }
+
+    /// Partition `p` takes `updates` (all for its boards), as decisions of
+    /// generation `generation` of stage `k`.
+    fn take_run(
+        &mut self,
+        p: usize,
+        k: i8,
+        generation: u32,
+        updates: &[u64],
+    ) -> Result<Decided, SolveError> {
+        self.take_pieces(p, k, generation, |apply| {
+            apply(updates);
+            Ok(())
+        })
     }
 
     /// Partition `p` takes the updates of `delivery`, as decisions of
