@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
 
 use awari_dbformat::cluster::threads::ThreadRank;
 use awari_dbformat::cluster::Ranks;
@@ -108,21 +108,26 @@ fn build_with_ranks_holding(
 /// Builds `plan` with `options` and `ranks` threads as ranks. Returns the
 /// updates the ranks put in their files.
 fn build_with_ranks_of(plan: &Plan, options: &Options, ranks: usize) -> u64 {
-    let spilled = AtomicU64::new(0);
+    let reports = reports_with_ranks_of(plan, options, ranks);
+    let stages = reports.iter().flat_map(|r| &r.stages);
+    stages.map(|s| s.spilled_updates).sum()
+}
+
+/// Builds `plan` with `options` and `ranks` threads as ranks. Returns rank
+/// 0's reports of the levels built.
+fn reports_with_ranks_of(plan: &Plan, options: &Options, ranks: usize) -> Vec<LevelReport> {
+    let reports = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for rank in ThreadRank::job(ranks) {
-            let (plan, spilled) = (&plan, &spilled);
+            let (plan, reports) = (&plan, &reports);
             scope.spawn(move || {
-                let count = |report: &LevelReport| {
-                    let updates = report.stages.iter().map(|s| s.spilled_updates).sum();
-                    spilled.fetch_add(updates, Relaxed);
-                };
-                build_on(plan, options, &rank, count)
+                let keep = |report: &LevelReport| reports.lock().unwrap().push(report.clone());
+                build_on(plan, options, &rank, keep)
                     .unwrap_or_else(|e| panic!("rank {}: {e}", rank.rank()))
             });
         }
     });
-    spilled.into_inner()
+    reports.into_inner().unwrap()
 }
 
 #[test]
@@ -224,5 +229,37 @@ fn ranks_go_on_above_levels_written_before() {
             files(&dir) == expected,
             "{first} ranks, then {then}: files differ"
         );
+    }
+}
+
+#[test]
+fn ranks_with_their_shares_on_disk_write_the_files_of_one_process() {
+    // Each rank keeps its partitions in files of its own directory, with a
+    // checkpoint after every stage (the ranks agree on each), in step
+    // with or without certificates; one or several partitions a rank.
+    let rules = Rules::default();
+    let plan = Plan::up_to(rules, 13);
+    let scratch = tempfile::tempdir().unwrap();
+    for certificate in [true, false] {
+        let expected = files_of_one_process(&plan, scratch.path(), true, certificate);
+        for (ranks, partitions) in [(2, None), (3, None), (2, Some(5))] {
+            let dir = scratch.path().join(format!("ranks-{ranks}-{certificate}"));
+            let options = Options {
+                on_disk: true,
+                partitions,
+                certificate,
+                checkpoint_seconds: Some(0.0),
+                ..options(&dir)
+            };
+            let reports = reports_with_ranks_of(&plan, &options, ranks);
+            assert_eq!(reports.len(), 14);
+            assert!(reports.iter().all(|r| r.on_disk), "a level in memory");
+            assert!(
+                files(&dir) == expected,
+                "{ranks} ranks of {partitions:?} partitions on disk, certificate \
+                 {certificate}: files differ"
+            );
+        }
+        std::fs::remove_dir_all(scratch.path().join("one")).unwrap();
     }
 }

@@ -119,11 +119,9 @@ impl Build<'_> {
         // A stopped run's directory for this level without a checkpoint
         // is scratch, cleared before the disk is planned: its room is the
         // level's (a level 36 killed in its stages left 23 GB, and the
-        // rerun was refused for want of disk). (Under MPI the ranks share
-        // it, and clear nothing.)
-        if self.ranks.size() == 1 {
-            retro::clear_without_checkpoint(&self.level_dir(seeds))?;
-        }
+        // rerun was refused for want of disk). (Under MPI each rank clears
+        // its own directory in it.)
+        retro::clear_without_checkpoint(&self.rank_dir(seeds))?;
         // Solve, with the memory the last level's writing held given back.
         file::release_contexts();
         crate::memory::give_back_free_heap();
@@ -283,7 +281,11 @@ impl Build<'_> {
             },
             available: crate::memory::available(),
         };
-        let level_plan = plan_memory(seeds, boards, lower_in_memory, reach, options)?;
+        let level_plan = if self.ranks.size() > 1 {
+            self.plan_share(seeds, boards, lower_in_memory, reach)?
+        } else {
+            plan_memory(seeds, boards, lower_in_memory, reach, options)?
+        };
         // Pages of mapped files are held within the budget too (one watch
         // while any level needs it: the ceiling is the same for all). The
         // split cells with their bytes in a file map their words during
@@ -394,7 +396,7 @@ impl Build<'_> {
             record_generations: options.certificate,
             list_entries: Some(level_plan.list_entries),
             partitions: level_plan.partitions,
-            level_dir: level_plan.on_disk.then(|| self.level_dir(seeds)),
+            level_dir: level_plan.on_disk.then(|| self.rank_dir(seeds)),
             layout: level_plan.split.then_some(CellLayout::Split),
             cold_dir: level_plan.cold_in_file.then(|| self.level_dir(seeds)),
             words_in_file_at_init: level_plan.words_in_file_at_init,

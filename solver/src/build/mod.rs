@@ -326,6 +326,18 @@ impl<'a> Build<'a> {
             .with_extension("work")
     }
 
+    /// Where this rank keeps its partitions of level `seeds` when they are
+    /// on disk: the level's directory in one process, a directory of its
+    /// own in it under MPI.
+    fn rank_dir(&self, seeds: u32) -> PathBuf {
+        let dir = self.level_dir(seeds);
+        if self.ranks.size() > 1 {
+            dir.join(format!("rank-{}", self.ranks.rank()))
+        } else {
+            dir
+        }
+    }
+
     /// Level `seeds`, present at `path`: its report from its statistics
     /// file (counted again when missing, or, with `--count-all`, when it
     /// lacks the counts over all boards), given to `report` on rank 0.

@@ -16,8 +16,9 @@ use awari_dbformat::{with_pits, Gain, Index, Levels, MoveList, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
+use super::budget::{plan_memory, LevelPlan, Reach};
 use super::level::Written;
-use super::{Build, Held};
+use super::{Build, Cells, Held, Options};
 use crate::error::SolveError;
 use crate::retro::{self, SolveOptions, SolvedLevel, UnstoredBoards};
 use crate::stats::{self, Counts};
@@ -28,6 +29,46 @@ use crate::stats::{self, Counts};
 const COUNT_WINDOW: u64 = 1 << 16;
 
 impl Build<'_> {
+    /// How this rank solves its share of level `seeds` (`boards` boards)
+    /// within its own `--memory`, holding `lower_bytes` of the lower levels'
+    /// shares: planned for a share (a rank's part of the level), in the
+    /// packed cells, on disk in every rank if in any (the ranks keep their
+    /// generations in step then), each rank with as many partitions as
+    /// the rank that needs the most. The plan's partitions and frontier
+    /// lists are the whole level's.
+    ///
+    /// # Errors
+    /// A share that does not fit in the budget even on disk (refused by
+    /// the rank that plans it, which fails the job).
+    pub(super) fn plan_share(
+        &self,
+        seeds: u32,
+        boards: u64,
+        lower_bytes: u64,
+        reach: Reach,
+    ) -> Result<LevelPlan, SolveError> {
+        let ranks = self.ranks;
+        let size = ranks.size() as u64;
+        let share = boards.div_ceil(size);
+        // (The split cells keep one partition's words in memory: not made
+        // for a level shared out.)
+        let asked = self.options.partitions;
+        let mut options = Options {
+            cells: Cells::Packed,
+            partitions: asked.map(|k| k.div_ceil(size)),
+            ..self.options.clone()
+        };
+        let mut plan = plan_memory(seeds, share, lower_bytes, reach, &options)?;
+        if ranks.sum(u64::from(plan.on_disk)) > 0 && !plan.on_disk {
+            options.on_disk = true;
+            plan = plan_memory(seeds, share, lower_bytes, reach, &options)?;
+        }
+        let most = ranks.all_gather(&[plan.partitions]).into_iter().max();
+        plan.partitions = asked.unwrap_or(most.unwrap_or(plan.partitions) * size);
+        plan.list_entries *= size;
+        Ok(plan)
+    }
+
     /// Writes level `seeds`, of which this rank holds its share `solved`,
     /// with the other ranks: its certificate (when recorded) and its file,
     /// then its statistics; keeps the share for the levels above. Returns
@@ -86,6 +127,9 @@ impl Build<'_> {
             mine,
             unstored_path,
         )?;
+        // The level file is whole and named: this rank's partitions on disk
+        // can go (their values, mapped, stay until the share is dropped).
+        retro::remove_level_dir(solve_options)?;
         match unstored_path {
             Some(path) => retro::remove_unstored_captures(path)?,
             // (The level's directory goes once empty, as with that file:

@@ -40,18 +40,31 @@ pub(super) fn level_values<L: Packing>(
         Store::Memory if level.ranks.size() > 1 => across_ranks(level, states),
         Store::Memory => Ok((in_memory(states, level, whole, |_| true)?, 0)),
         Store::Disk(disk) => {
-            let assembled = assemble(
+            // (Under MPI, this rank's share, from the files of its own
+            // partitions.)
+            let span = if level.ranks.size() > 1 {
+                let shares = level.partitions.shares(level.ranks.size());
+                shares.range(level.ranks.rank())
+            } else {
+                whole
+            };
+            let first = span.start;
+            let (values, free, mut generations) = assemble(
                 states,
                 level.seeds,
-                whole,
-                |_| true,
+                span.clone(),
+                |p| level.owns(p),
                 |p, state| disk.load(p, state),
                 |name, bytes| disk.array(name, bytes),
             )?;
+            if level.options.record_generations {
+                // (Made here by a rank that owns no partition.)
+                generations.get_or_insert_with(|| Generations::zeroed(span.end - span.start));
+            }
             if !level.options.keep_level_dir {
                 disk.remove()?;
             }
-            Ok((assembled, 0))
+            Ok(((values, free, generations), first))
         }
     }
 }

@@ -273,7 +273,14 @@ impl Checkpoints {
         let spacing = options
             .checkpoint_seconds
             .max(options.checkpoint_cost_multiple * self.last_seconds);
-        if k <= 1 || self.last.elapsed().as_secs_f64() < spacing {
+        let due = k > 1 && self.last.elapsed().as_secs_f64() >= spacing;
+        // (Under MPI with the partitions on disk, every rank makes one when
+        // any is due: their checkpoints are of the same stage.)
+        let due = match work.store {
+            Store::Disk(_) if level.ranks.size() > 1 => level.ranks.sum(u64::from(due)) > 0,
+            _ => due,
+        };
+        if !due {
             return Ok(());
         }
         let manifest = after_stages(level, k as u32 - 1, stages, init_seconds);

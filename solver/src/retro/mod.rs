@@ -239,12 +239,12 @@ pub fn solve_level(
 }
 
 /// [`solve_level`] by the ranks `ranks` together (see [`awari_dbformat::cluster`]):
-/// each works its own partitions (at least one partition per rank), and
-/// every rank returns the whole level.
+/// each works its own partitions (at least one partition per rank), in
+/// memory or on disk in its own `options.level_dir`, and returns its share
+/// of the level ([`SolvedLevel::first`] on).
 ///
 /// # Errors
-/// As [`solve_level`]; [`SolveError::Invalid`] for a level on disk with
-/// more than one rank (not built yet).
+/// As [`solve_level`].
 pub(crate) fn solve_level_on(
     rules: Rules,
     seeds: u32,
@@ -253,12 +253,6 @@ pub(crate) fn solve_level_on(
     options: &SolveOptions,
     ranks: &dyn Ranks,
 ) -> Result<SolvedLevel, SolveError> {
-    if ranks.size() > 1 && options.level_dir.is_some() {
-        return Err(SolveError::Invalid(format!(
-            "level {seeds} does not fit in the memory budget, and levels on disk are not \
-             built for more than one rank yet: give each rank more --memory"
-        )));
-    }
     // (The lower levels are shared out among the ranks: the captures are
     // asked of their owners, which takes sorted windows.)
     assert!(

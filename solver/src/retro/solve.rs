@@ -260,19 +260,57 @@ fn open_store<L: Packing>(
         return Ok((Store::Memory, None));
     };
     let partitions = level.partitions;
+    // (Under MPI, files for this rank's partitions only.)
     let word_bytes = |p: usize| {
         let range = partitions.range(p);
-        State::<L>::word_bytes(range.end - range.start)
+        level
+            .owns(p)
+            .then(|| State::<L>::word_bytes(range.end - range.start))
     };
-    let (disk, resumed) = DiskStore::open(
-        dir,
-        level.identity.clone(),
-        partitions,
-        word_bytes,
-        level.options.resident_partitions,
-        // (After the initial pass alone, the checkpoint's copy is
-        // made when the level goes on: see `initialise_on_disk`.)
-        if init_only { 1 } else { store::COPIES },
-    )?;
+    let open = || {
+        DiskStore::open(
+            dir,
+            level.identity.clone(),
+            partitions,
+            word_bytes,
+            level.options.resident_partitions,
+            // (After the initial pass alone, the checkpoint's copy is
+            // made when the level goes on: see `initialise_on_disk`.)
+            if init_only { 1 } else { store::COPIES },
+        )
+    };
+    let (mut disk, mut resumed) = open()?;
+    if !ranks_resume_together(level, resumed.as_ref()) {
+        drop(disk);
+        store::clear_dir(dir)?;
+        (disk, resumed) = open()?;
+    }
     Ok((Store::Disk(Box::new(disk)), resumed))
+}
+
+/// Whether the ranks may resume level `level` from the states their
+/// directories hold (this rank's `resumed`): each from its part of the
+/// initial pass, or all from a checkpoint after the same stage. A rank
+/// stopped while the others made a checkpoint leaves them apart: then the
+/// level starts over in every rank (rank 0 says so). In one process, always.
+fn ranks_resume_together(level: &Level, resumed: Option<&Manifest>) -> bool {
+    let ranks = level.ranks;
+    if ranks.size() == 1 {
+        return true;
+    }
+    // 0 for the initial pass (none of it done, or part), else 1 + the
+    // next stage.
+    let point = resumed
+        .filter(|m| !m.is_initial())
+        .map_or(0, |m| 1 + u64::from(m.next_k));
+    let points = ranks.all_gather(&[point]);
+    let together = points.iter().all(|&p| p == points[0]);
+    if !together && ranks.is_root() {
+        level.progress.println(format!(
+            "level {}: the ranks' checkpoints are of different stages (a rank stopped \
+             while the others made one): the level starts over",
+            level.seeds
+        ));
+    }
+    together
 }

@@ -113,8 +113,9 @@ impl Manifest {
 /// The partitions' cells in the files of a work directory.
 pub(super) struct DiskStore {
     dir: PathBuf,
-    /// Bytes of cells of each partition.
-    word_bytes: Vec<usize>,
+    /// Bytes of cells of each partition (`None`: another rank's, with no
+    /// file here).
+    word_bytes: Vec<Option<usize>>,
     /// Boards of each partition (for the generations' files).
     boards: Vec<u64>,
     record_generations: bool,
@@ -158,7 +159,8 @@ impl Manifest {
 impl DiskStore {
     /// Opens work directory `dir` (made if missing) for the level `wanted`
     /// describes, cut into `partitions` with `word_bytes(p)` bytes of cells
-    /// each. When `dir` holds a checkpoint of that very level, its manifest
+    /// each (`None` for a partition another rank holds: no file for it
+    /// here). When `dir` holds a checkpoint of that very level, its manifest
     /// is returned too, and the partitions' files are restored from the
     /// copy (or, when the files themselves are named, the copy is made
     /// again); anything else in `dir` is removed and the files made anew,
@@ -173,7 +175,7 @@ impl DiskStore {
         dir: &Path,
         wanted: Manifest,
         partitions: Partitions,
-        word_bytes: impl Fn(usize) -> usize,
+        word_bytes: impl Fn(usize) -> Option<usize>,
         resident: usize,
         copies: u64,
     ) -> Result<(DiskStore, Option<Manifest>), SolveError> {
@@ -245,7 +247,8 @@ impl DiskStore {
     /// The partitions' files and their sizes, in order.
     fn files(&self) -> Vec<(String, usize)> {
         let mut files = Vec::new();
-        for (p, &bytes) in self.word_bytes.iter().enumerate() {
+        for (p, bytes) in self.word_bytes.iter().enumerate() {
+            let Some(bytes) = *bytes else { continue };
             files.push((format!("cells-{p}"), bytes));
             if self.record_generations {
                 files.push((format!("generations-{p}"), 2 * self.boards[p] as usize));
@@ -608,7 +611,7 @@ fn remove_mail(dir: &Path) -> Result<(), SolveError> {
 }
 
 /// Empties directory `dir` of everything in it.
-fn clear_dir(dir: &Path) -> Result<(), SolveError> {
+pub(super) fn clear_dir(dir: &Path) -> Result<(), SolveError> {
     for entry in fs::read_dir(dir).map_err(Error::io(dir))? {
         let path = entry.map_err(Error::io(dir))?.path();
         let removed = if path.is_dir() {
@@ -686,7 +689,7 @@ mod tests {
         let partitions = Partitions::new(1 << 20, 2);
         let wanted = manifest(1 << 20, partitions.size());
         // An exabyte of cells per partition.
-        let err = DiskStore::open(dir.path(), wanted, partitions, |_| 1 << 60, 1, COPIES)
+        let err = DiskStore::open(dir.path(), wanted, partitions, |_| Some(1 << 60), 1, COPIES)
             .err()
             .expect("refused");
         assert!(matches!(err, SolveError::Disk { seeds: 20, .. }), "{err}");
@@ -699,8 +702,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let partitions = Partitions::new(1 << 12, 2);
         let wanted = manifest(1 << 12, partitions.size());
-        let (mut store, resumed) =
-            DiskStore::open(dir.path(), wanted.clone(), partitions, |_| 4096, 1, COPIES).unwrap();
+        let (mut store, resumed) = DiskStore::open(
+            dir.path(),
+            wanted.clone(),
+            partitions,
+            |_| Some(4096),
+            1,
+            COPIES,
+        )
+        .unwrap();
         assert!(resumed.is_none());
         store
             .checkpoint(
@@ -712,8 +722,15 @@ mod tests {
             )
             .unwrap();
         // The same level resumes at stage 7, with its summaries.
-        let (store, resumed) =
-            DiskStore::open(dir.path(), wanted.clone(), partitions, |_| 4096, 1, COPIES).unwrap();
+        let (store, resumed) = DiskStore::open(
+            dir.path(),
+            wanted.clone(),
+            partitions,
+            |_| Some(4096),
+            1,
+            COPIES,
+        )
+        .unwrap();
         assert_eq!(resumed.map(|m| m.next_k), Some(7));
         assert_eq!(store.summaries(3).unwrap(), [1, 2, 3]);
         // Another rule set starts over.
@@ -722,7 +739,7 @@ mod tests {
             ..wanted
         };
         let (_, resumed) =
-            DiskStore::open(dir.path(), other, partitions, |_| 4096, 1, COPIES).unwrap();
+            DiskStore::open(dir.path(), other, partitions, |_| Some(4096), 1, COPIES).unwrap();
         assert!(resumed.is_none());
         assert!(!dir.path().join("manifest.json").exists());
     }
@@ -731,7 +748,7 @@ mod tests {
     fn open_small(dir: &Path) -> (DiskStore, Option<Manifest>) {
         let partitions = Partitions::new(1 << 12, 2);
         let wanted = manifest(1 << 12, partitions.size());
-        DiskStore::open(dir, wanted, partitions, |_| 4096, 1, COPIES).unwrap()
+        DiskStore::open(dir, wanted, partitions, |_| Some(4096), 1, COPIES).unwrap()
     }
 
     fn at_stage(store: &DiskStore, next_k: u32) -> Manifest {
