@@ -120,6 +120,12 @@ struct Cli {
     /// (in memory or on disk, partitions, memory, disk, estimated time).
     #[arg(long)]
     plan: bool,
+    /// With --plan: plan for this many ranks (MPI processes, each with
+    /// --memory and --threads of its own, each holding a share of every
+    /// level), as `mpirun -n RANKS awari-solve` would build; memory and disk
+    /// are then each rank's [default: the ranks of the job, 1 outside mpirun].
+    #[arg(long, requires = "plan", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    ranks: Option<u64>,
     /// Print one JSON object per level on stdout instead of a table (no progress bars).
     #[arg(long)]
     json: bool,
@@ -181,7 +187,11 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     }
     if cli.plan {
         if root {
-            print_plan(&build::plan_levels(&plan, &options), cli.json);
+            let planned_ranks = cli.ranks.unwrap_or(ranks.size() as u64);
+            print_plan(
+                &build::plan_levels(&plan, &options, planned_ranks),
+                cli.json,
+            );
         }
         return Ok(());
     }
@@ -346,6 +356,12 @@ fn print_plan(rows: &[build::PlannedLevel], json: bool) {
         if let Some(why) = &r.refused {
             println!("level {}: {why}", r.seeds);
         }
+    }
+    if let Some(r) = rows.first().filter(|r| r.ranks > 1) {
+        println!(
+            "{} ranks: each holds a share of every level; memory and disk are each rank's",
+            r.ranks
+        );
     }
     println!(
         "{todo} level(s) to build, about {} in all (* the lower levels read from files; \

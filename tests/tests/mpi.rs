@@ -1,7 +1,9 @@
 //! End-to-end: `awari-solve` built with the `mpi` feature, run by `mpirun`
 //! with 1 to 4 ranks (oversubscribed on a 2-core machine), writes the files
-//! one process writes; a rank killed mid-build fails the job with a message
-//! naming it, and the same command then resumes to the same files.
+//! one process writes, with their shares in memory or out of core; a rank
+//! killed mid-build fails the job with a message naming it, and the same
+//! command then resumes to the same files (out of core, from the ranks'
+//! checkpoint within the level).
 //!
 //! `awari-probe verify` under `mpirun` passes on the same levels, and names
 //! a board whose value was changed, as the single process does.
@@ -12,7 +14,7 @@
 //! (DIR: where `awari-solve` and `awari-probe` built with `mpi` are).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use awari_dbformat::RuleSet;
@@ -167,18 +169,8 @@ fn a_killed_rank_fails_the_job_by_name_and_the_rerun_resumes() {
         .spawn()
         .expect("mpirun starts");
     // Once level 14 is written, rank 1 is killed in the levels above it.
-    let started = Instant::now();
-    while !db.join("awari-p6-n14.awl").exists() {
-        assert!(started.elapsed() < Duration::from_secs(120), "no level 14");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let pid = rank_process(&db, 1).expect("rank 1 is running");
-    let killed = Command::new("kill").args(["-9", &pid.to_string()]).status();
-    assert!(killed.unwrap().success());
-    let out = job.wait_with_output().unwrap();
-    assert!(!out.status.success(), "the job went on without rank 1");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("rank 1"), "the failure names the rank: {err}");
+    let written = || db.join("awari-p6-n14.awl").exists();
+    kill_rank_1_when(job, &db, written, "level 14");
     assert!(
         !db.join("awari-p6-n18.awl").exists(),
         "rank 1 was killed after the last level"
@@ -190,6 +182,128 @@ fn a_killed_rank_fails_the_job_by_name_and_the_rerun_resumes() {
     assert!(
         database_files(&db) == database_files(&one),
         "the resumed files differ"
+    );
+}
+
+/// Waits (at most two minutes) for `ready` to hold of the MPI job `job`
+/// building into `db` (`what`: what it waits for), then kills its rank 1.
+/// Checks that the job fails naming the rank; returns what it printed on
+/// stdout.
+fn kill_rank_1_when(job: Child, db: &Path, ready: impl Fn() -> bool, what: &str) -> String {
+    let started = Instant::now();
+    while !ready() {
+        assert!(started.elapsed() < Duration::from_secs(120), "no {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = rank_process(db, 1).expect("rank 1 is running");
+    let killed = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    assert!(killed.unwrap().success());
+    let out = job.wait_with_output().unwrap();
+    assert!(!out.status.success(), "the job went on without rank 1");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("rank 1"), "the failure names the rank: {err}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The JSON lines of a build's report, by level.
+fn levels_reported(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect()
+}
+
+#[test]
+#[ignore = "needs OpenMPI and AWARI_MPI_BIN (scripts/test.sh)"]
+fn ranks_out_of_core_write_the_files_of_one_process_and_resume_mid_level() {
+    let dir = scratch("mpi-out-of-core");
+    let one = dir.join("one");
+    ok_stdout(&run(
+        "awari-solve",
+        &["--db", one.to_str().unwrap(), "--max-seeds", "18"],
+    ));
+    // 100 MiB a rank: levels 17 and 18 do not fit, so each rank keeps its
+    // share in files of its own, with a checkpoint after every stage.
+    let db = dir.join("two-ranks");
+    let args = [
+        "--db",
+        db.to_str().unwrap(),
+        "--max-seeds",
+        "18",
+        "--memory",
+        "100M",
+        "--checkpoint-seconds",
+        "0",
+        "--json",
+    ];
+    // Planned first, by the build of one process, for 2 ranks.
+    let planned = ok_stdout(&run(
+        "awari-solve",
+        &[&args[..], &["--plan", "--ranks", "2"]].concat(),
+    ));
+    let planned = levels_reported(&planned);
+    let job = mpirun(2, &args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mpirun starts");
+    // Rank 1 is killed in level 18, once it has a checkpoint after a stage.
+    let manifest = db.join("work/awari-p6-n18.work/rank-1/manifest.json");
+    let checkpointed = || {
+        let Ok(text) = std::fs::read_to_string(&manifest) else {
+            return false;
+        };
+        let Ok(found) = serde_json::from_str::<Value>(&text) else {
+            return false;
+        };
+        found["checkpoint"] == "checkpoint" && found["next_k"].as_u64() < Some(18)
+    };
+    let out = kill_rank_1_when(job, &db, checkpointed, "checkpoint in level 18");
+    let first = levels_reported(&out);
+    assert!(
+        first
+            .iter()
+            .any(|l| l["seeds"] == 17 && l["on_disk"] == true),
+        "level 17 was not built on disk:\n{out}"
+    );
+    // Each level as planned: in memory or on disk, and there in as many
+    // partitions. (In memory a small level has fewer than planned: the
+    // ranks' shares are whole blocks of its file.)
+    for built in &first {
+        let plan = &planned[built["seeds"].as_u64().unwrap() as usize];
+        assert_eq!(
+            plan["on_disk"], built["on_disk"],
+            "planned {plan}, built {built}"
+        );
+        if built["on_disk"] == true {
+            assert_eq!(
+                plan["partitions"], built["partitions"],
+                "planned {plan}, built {built}"
+            );
+        }
+    }
+    assert!(
+        !db.join("awari-p6-n18.awl").exists(),
+        "level 18 was written"
+    );
+    // The same command resumes level 18 from the ranks' checkpoint.
+    let out = ok_stdout(&output(mpirun(2, &args)));
+    let level_18 = levels_reported(&out)
+        .into_iter()
+        .find(|l| l["seeds"] == 18)
+        .expect("level 18 reported");
+    assert_eq!(level_18["on_disk"], true, "{level_18}");
+    assert!(
+        level_18["resumed_from_stage"].as_u64() < Some(18),
+        "level 18 did not resume from a checkpoint: {level_18}"
+    );
+    assert!(
+        database_files(&db) == database_files(&one),
+        "the files of the ranks out of core differ"
+    );
+    assert!(
+        !db.join("work/awari-p6-n18.work").exists(),
+        "work left behind"
     );
 }
 

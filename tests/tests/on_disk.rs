@@ -421,6 +421,16 @@ fn the_plan_says_how_each_level_would_be_built_and_builds_nothing() {
         "{level18}"
     );
     assert!(level18["disk_bytes"].as_u64().unwrap() > 0, "{level18}");
+    // Shared by 4 ranks (MPI), each holding a quarter of every level in
+    // its own 120M: level 18 fits in memory, a partition a rank.
+    let shared = &plan(&["--memory", "120M", "--cells", "packed", "--ranks", "4"])[18];
+    assert_eq!(shared["ranks"], 4, "{shared}");
+    assert_eq!(shared["on_disk"], false, "{shared}");
+    assert_eq!(shared["partitions"], 4, "{shared}");
+    assert!(
+        shared["memory_bytes"].as_u64() < level18["memory_bytes"].as_u64(),
+        "{shared}"
+    );
     let refused = plan(&["--memory", "1M"]);
     let why = refused[18]["refused"].as_str().expect("refused");
     assert!(why.contains("needs about"), "{why}");

@@ -149,6 +149,7 @@ pub fn plan_bounds(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
                 lower_levels_in_files: false,
                 spare_disk: false,
                 count_before_writing: false,
+                ranks: 1,
                 partitions: 1,
                 resident_partitions: None,
                 memory_bytes: memory,

@@ -235,6 +235,36 @@ pub(super) fn plan_memory(
     })
 }
 
+/// How one of `ranks` ranks solves its share of level `seeds` (`boards`
+/// boards over the ranks) within its own budget, beside `lower_bytes` of
+/// the lower levels' shares it holds: [`plan_memory`] of the share, in the
+/// packed cells (the split cells keep one partition's words in memory: not
+/// made for a level shared out). The partitions and frontier lists are
+/// the whole level's: a share's partitions times the ranks (or those
+/// `options` asks for), its lists times the ranks.
+///
+/// # Errors
+/// As [`plan_memory`], for the share.
+pub(super) fn plan_share(
+    seeds: u32,
+    boards: u64,
+    ranks: u64,
+    lower_bytes: u64,
+    reach: Reach,
+    options: &Options,
+) -> Result<LevelPlan, SolveError> {
+    let asked = options.partitions;
+    let options = Options {
+        cells: Cells::Packed,
+        partitions: asked.map(|k| k.div_ceil(ranks)),
+        ..options.clone()
+    };
+    let mut plan = plan_memory(seeds, boards.div_ceil(ranks), lower_bytes, reach, &options)?;
+    plan.partitions = asked.unwrap_or(plan.partitions * ranks);
+    plan.list_entries *= ranks;
+    Ok(plan)
+}
+
 /// The plan of level `seeds` in the split cells when they are wanted
 /// (`options.cells`; `--on-disk` asks for the packed cells on disk, unless
 /// the split cells are asked for: then it keeps their bytes in a file) and

@@ -282,7 +282,7 @@ impl Build<'_> {
             available: crate::memory::available(),
         };
         let level_plan = if self.ranks.size() > 1 {
-            self.plan_share(seeds, boards, lower_in_memory, reach)?
+            self.plan_share_with_ranks(seeds, boards, lower_in_memory, reach)?
         } else {
             plan_memory(seeds, boards, lower_in_memory, reach, options)?
         };

@@ -286,7 +286,7 @@ impl<'a> Build<'a> {
             ranks,
         };
         let spare = if lower_in_files && ranks.is_root() {
-            plan_levels(plan, options)
+            plan_levels(plan, options, 1)
                 .iter()
                 .filter(|r| r.spare_disk)
                 .map(|r| r.seeds)

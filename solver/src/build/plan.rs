@@ -10,8 +10,8 @@ use awari_dbformat::Index;
 use serde::Serialize;
 
 use super::budget::{
-    cache_beside, estimated_level_file_bytes, plan_memory, split_words_bytes, LevelPlan,
-    MemoryLevelDisk, Reach,
+    cache_beside, estimated_level_file_bytes, plan_memory, plan_share, split_words_bytes,
+    LevelPlan, MemoryLevelDisk, Reach,
 };
 use super::{is_complete, last_missing, lower_levels_in_files, Options, Plan};
 use crate::memory::format_size;
@@ -43,11 +43,14 @@ pub struct PlannedLevel {
     /// file is written and the lower levels' scores given back between,
     /// because the disk cannot hold both (`--spare-disk` asks for it).
     pub count_before_writing: bool,
-    /// The partitions the level is solved in.
+    /// The ranks (MPI processes) that share the level, each its own
+    /// share: 1 in one process. The memory and disk are each rank's.
+    pub ranks: u64,
+    /// The partitions the level is solved in (over all ranks).
     pub partitions: u64,
     /// On disk: the partitions kept mapped at once.
     pub resident_partitions: Option<u64>,
-    /// The memory the plan counts on (at most the budget).
+    /// The memory the plan counts on (at most the budget; each rank's).
     pub memory_bytes: u64,
     /// The disk the level takes while it is built: its work directory (the
     /// partitions and their checkpoint, or the partitions and the level's
@@ -72,6 +75,12 @@ const IN_MEMORY_BOARDS_PER_SECOND: f64 = 6.0e6;
 /// partitions each) on a 2-core machine (4.39 M and 4.23 M:
 /// docs/performance.md).
 const ON_DISK_BOARDS_PER_SECOND: f64 = 4.2e6;
+
+/// The rate of R ranks of one thread against one process of R threads:
+/// levels 0..=21 under 2 ranks, their generations apart, took 64.8 s
+/// against 47.6 s (docs/performance.md). (Not measured on disk, nor beyond
+/// 2 cores.)
+const RANKS_EFFICIENCY: f64 = 0.73;
 
 /// The bytes of the levels of `plan` that the captures of level `seeds`
 /// reach (one per board: levels up to `seeds - 2`).
@@ -108,16 +117,20 @@ const BEYOND_CACHE_SLOWDOWN: f64 = 4.0;
 const SPLIT_BEYOND_CACHE_SLOWDOWN: f64 = 2.2;
 
 /// The plan of every level of `plan` within `options`' budgets, before any
-/// work: how it would be built, with what memory and disk, in about how
-/// long.
-pub fn plan_levels(plan: &Plan, options: &Options) -> Vec<PlannedLevel> {
+/// work, by `ranks` ranks (MPI processes, each with `options`' memory and
+/// threads; 1: one process): how it would be built, with what memory and
+/// disk (each rank's), in about how long.
+pub fn plan_levels(plan: &Plan, options: &Options, ranks: u64) -> Vec<PlannedLevel> {
     let last_missing = last_missing(plan, options);
+    let ranks = ranks.max(1);
     let planner = Planner {
         plan,
         options,
         index: Index::for_pits(plan.rules.pits()),
         last_missing,
-        lower_in_files: lower_levels_in_files(plan, options, last_missing),
+        // (Under MPI each rank holds its shares of the lower levels.)
+        lower_in_files: ranks == 1 && lower_levels_in_files(plan, options, last_missing),
+        ranks,
         threads: rayon::current_num_threads() as f64,
         available: crate::memory::available().unwrap_or(0),
         work_dir: options.work_dir(),
@@ -143,6 +156,8 @@ struct Planner<'a> {
     last_missing: Option<u32>,
     /// Whether the lower levels go to files of scores.
     lower_in_files: bool,
+    /// The ranks that share each level.
+    ranks: u64,
     /// The threads that would build.
     threads: f64,
     /// The memory available to the build (for the level and the page
@@ -168,7 +183,8 @@ impl Planner<'_> {
             lower_levels_in_files: self.lower_in_files && !present,
             spare_disk: false,
             count_before_writing: false,
-            partitions: 1,
+            ranks: self.ranks,
+            partitions: self.ranks,
             resident_partitions: None,
             memory_bytes: 0,
             disk_bytes: 0,
@@ -195,7 +211,13 @@ impl Planner<'_> {
             },
             available: (self.available > 0).then_some(self.available),
         };
-        match plan_memory(seeds, boards, lower_in_memory, reach, self.options) {
+        let planned = if self.ranks > 1 {
+            let shares = lower.div_ceil(self.ranks);
+            plan_share(seeds, boards, self.ranks, shares, reach, self.options)
+        } else {
+            plan_memory(seeds, boards, lower_in_memory, reach, self.options)
+        };
+        match planned {
             Ok(p) => self.missing(row, &p, lower, free_disk),
             Err(err) => PlannedLevel {
                 refused: Some(err.to_string()),
@@ -217,10 +239,12 @@ impl Planner<'_> {
         let (seeds, boards) = (row.seeds, row.boards);
         let level_file = estimated_level_file_bytes(boards);
         let scores = if self.lower_in_files { lower } else { 0 };
-        let cells = (boards as f64 * self.options.fixed_bytes_per_board(seeds)) as u64;
+        // (A rank's share; rank 0 writes the whole level file.)
+        let share = boards.div_ceil(self.ranks);
+        let cells = (share as f64 * self.options.fixed_bytes_per_board(seeds)) as u64;
         let disk = DiskNeeds {
             cells,
-            values: boards + boards / 8,
+            values: share + share / 8,
             scores,
             level_file,
         };
@@ -306,7 +330,12 @@ impl Planner<'_> {
         } else {
             IN_MEMORY_BOARDS_PER_SECOND
         } / slowdown;
-        boards as f64 / (rate * self.threads / 2.0)
+        let ranks = if self.ranks > 1 {
+            self.ranks as f64 * RANKS_EFFICIENCY
+        } else {
+            1.0
+        };
+        boards as f64 / (rate * self.threads / 2.0 * ranks)
     }
 }
 

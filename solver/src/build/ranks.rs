@@ -16,9 +16,9 @@ use awari_dbformat::{with_pits, Gain, Index, Levels, MoveList, Rules, Score};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
-use super::budget::{plan_memory, LevelPlan, Reach};
+use super::budget::{plan_share, LevelPlan, Reach};
 use super::level::Written;
-use super::{Build, Cells, Held, Options};
+use super::{Build, Held};
 use crate::error::SolveError;
 use crate::retro::{self, SolveOptions, SolvedLevel, UnstoredBoards};
 use crate::stats::{self, Counts};
@@ -31,16 +31,14 @@ const COUNT_WINDOW: u64 = 1 << 16;
 impl Build<'_> {
     /// How this rank solves its share of level `seeds` (`boards` boards)
     /// within its own `--memory`, holding `lower_bytes` of the lower levels'
-    /// shares: planned for a share (a rank's part of the level), in the
-    /// packed cells, on disk in every rank if in any (the ranks keep their
-    /// generations in step then), each rank with as many partitions as
-    /// the rank that needs the most. The plan's partitions and frontier
-    /// lists are the whole level's.
+    /// shares ([`plan_share`]), on disk in every rank if in any (the ranks
+    /// keep their generations in step then), each rank with as many
+    /// partitions as the rank that needs the most.
     ///
     /// # Errors
     /// A share that does not fit in the budget even on disk (refused by
     /// the rank that plans it, which fails the job).
-    pub(super) fn plan_share(
+    pub(super) fn plan_share_with_ranks(
         &self,
         seeds: u32,
         boards: u64,
@@ -49,23 +47,16 @@ impl Build<'_> {
     ) -> Result<LevelPlan, SolveError> {
         let ranks = self.ranks;
         let size = ranks.size() as u64;
-        let share = boards.div_ceil(size);
-        // (The split cells keep one partition's words in memory: not made
-        // for a level shared out.)
-        let asked = self.options.partitions;
-        let mut options = Options {
-            cells: Cells::Packed,
-            partitions: asked.map(|k| k.div_ceil(size)),
-            ..self.options.clone()
-        };
-        let mut plan = plan_memory(seeds, share, lower_bytes, reach, &options)?;
+        let mut options = self.options.clone();
+        let mut plan = plan_share(seeds, boards, size, lower_bytes, reach, &options)?;
         if ranks.sum(u64::from(plan.on_disk)) > 0 && !plan.on_disk {
             options.on_disk = true;
-            plan = plan_memory(seeds, share, lower_bytes, reach, &options)?;
+            plan = plan_share(seeds, boards, size, lower_bytes, reach, &options)?;
         }
-        let most = ranks.all_gather(&[plan.partitions]).into_iter().max();
-        plan.partitions = asked.unwrap_or(most.unwrap_or(plan.partitions) * size);
-        plan.list_entries *= size;
+        if options.partitions.is_none() {
+            let most = ranks.all_gather(&[plan.partitions]).into_iter().max();
+            plan.partitions = most.unwrap_or(plan.partitions);
+        }
         Ok(plan)
     }
 
