@@ -254,6 +254,8 @@ fn ranks_with_their_shares_on_disk_write_the_files_of_one_process() {
             let reports = reports_with_ranks_of(&plan, &options, ranks);
             assert_eq!(reports.len(), 14);
             assert!(reports.iter().all(|r| r.on_disk), "a level in memory");
+            let peaks = reports.iter().flat_map(|r| &r.ranks);
+            assert!(peaks.map(|f| f.peak_resident_bytes).all(|peak| peak > 0));
             assert!(
                 files(&dir) == expected,
                 "{ranks} ranks of {partitions:?} partitions on disk, certificate \

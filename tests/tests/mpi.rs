@@ -293,6 +293,18 @@ fn ranks_out_of_core_write_the_files_of_one_process_and_resume_mid_level() {
         .find(|l| l["seeds"] == 18)
         .expect("level 18 reported");
     assert_eq!(level_18["on_disk"], true, "{level_18}");
+    // Each rank within its budget, at its peak so far.
+    let peaks: Vec<u64> = level_18["ranks"]
+        .as_array()
+        .expect("the ranks' figures")
+        .iter()
+        .map(|r| r["peak_resident_bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(peaks.len(), 2, "{level_18}");
+    assert!(
+        peaks.iter().all(|&peak| peak > 0 && peak <= 100 << 20),
+        "{peaks:?}"
+    );
     assert!(
         level_18["resumed_from_stage"].as_u64() < Some(18),
         "level 18 did not resume from a checkpoint: {level_18}"

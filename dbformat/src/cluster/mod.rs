@@ -64,6 +64,10 @@ pub struct RankFigures {
     /// Seconds in collective operations: waiting for the other ranks, and
     /// moving the data.
     pub seconds_waiting: f64,
+    /// Its peak resident memory (VmHWM) once the level was written: the
+    /// most it held so far (0 where unknown, and before it is set).
+    #[serde(default)]
+    pub peak_resident_bytes: u64,
 }
 
 impl RankFigures {
@@ -92,6 +96,7 @@ impl RankFigures {
             messages_sent: n[5],
             messages_received: n[6],
             seconds_waiting: n[7] as f64 / 1e6,
+            peak_resident_bytes: 0,
         }
     }
 
@@ -106,6 +111,7 @@ impl RankFigures {
             messages_sent: self.messages_sent - before.messages_sent,
             messages_received: self.messages_received - before.messages_received,
             seconds_waiting: self.seconds_waiting - before.seconds_waiting,
+            peak_resident_bytes: self.peak_resident_bytes,
         }
     }
 }

@@ -135,9 +135,15 @@ impl Build<'_> {
         let level_memory = level_plan.memory_bytes;
         let mut solved = self.solve(held, seeds, &bar, &solve_options, spares, level_memory)?;
         let solve_seconds = started.elapsed().as_secs_f64();
-        let meta = SolvedMeta::take_from(&mut solved);
+        let mut meta = SolvedMeta::take_from(&mut solved);
         let written = if self.ranks.size() > 1 {
-            self.write_by_ranks(held, seeds, solved, &solve_options, &bar)?
+            let written = self.write_by_ranks(held, seeds, solved, &solve_options, &bar)?;
+            // Each rank's peak so far, for rank 0's report.
+            let peaks = self.ranks.all_gather(&[peak_resident().unwrap_or(0)]);
+            for (figures, peak) in meta.ranks.iter_mut().zip(peaks) {
+                figures.peak_resident_bytes = peak;
+            }
+            written
         } else {
             Some(self.write_alone(held, seeds, solved, &level_plan, &solve_options, &bar)?)
         };
