@@ -286,6 +286,15 @@ fn ranks_out_of_core_write_the_files_of_one_process_and_resume_mid_level() {
         !db.join("awari-p6-n18.awl").exists(),
         "level 18 was written"
     );
+    // A copy in which rank 1's checkpoint is a stage behind rank 0's, as
+    // when a rank is stopped while the others make theirs.
+    let apart = dir.join("apart");
+    let copied = Command::new("cp").arg("-r").args([&db, &apart]).status();
+    assert!(copied.unwrap().success());
+    let manifest = apart.join("work/awari-p6-n18.work/rank-1/manifest.json");
+    let mut found: Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    found["next_k"] = (found["next_k"].as_u64().unwrap() + 1).into();
+    std::fs::write(&manifest, found.to_string()).unwrap();
     // The same command resumes level 18 from the ranks' checkpoint.
     let out = ok_stdout(&output(mpirun(2, &args)));
     let level_18 = levels_reported(&out)
@@ -316,6 +325,20 @@ fn ranks_out_of_core_write_the_files_of_one_process_and_resume_mid_level() {
     assert!(
         !db.join("work/awari-p6-n18.work").exists(),
         "work left behind"
+    );
+    // Their checkpoints apart, the ranks start level 18 over.
+    let apart_args = [&["--db", apart.to_str().unwrap()], &args[2..]].concat();
+    let out = output(mpirun(2, &apart_args));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let level_18 = levels_reported(&ok_stdout(&out))
+        .into_iter()
+        .find(|l| l["seeds"] == 18)
+        .expect("level 18 reported");
+    assert_eq!(level_18["resumed_from_stage"], Value::Null, "{level_18}");
+    assert!(err.contains("starts over"), "{err}");
+    assert!(
+        database_files(&apart) == database_files(&one),
+        "the files of the ranks started over differ"
     );
 }
 

@@ -306,11 +306,14 @@ fn ranks_resume_together(level: &Level, resumed: Option<&Manifest>) -> bool {
     let points = ranks.all_gather(&[point]);
     let together = points.iter().all(|&p| p == points[0]);
     if !together && ranks.is_root() {
-        level.progress.println(format!(
-            "level {}: the ranks' checkpoints are of different stages (a rank stopped \
-             while the others made one): the level starts over",
-            level.seeds
-        ));
+        // (On stderr even with --json, where no progress bar shows.)
+        level.progress.suspend(|| {
+            eprintln!(
+                "level {}: the ranks' checkpoints are of different stages (a rank stopped \
+                 while the others made one): the level starts over",
+                level.seeds
+            )
+        });
     }
     together
 }
