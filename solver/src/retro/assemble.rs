@@ -57,10 +57,7 @@ pub(super) fn level_values<L: Packing>(
                 |p, state| disk.load(p, state),
                 |name, bytes| disk.array(name, bytes),
             )?;
-            if level.options.record_generations {
-                // (Made here by a rank that owns no partition.)
-                generations.get_or_insert_with(|| Generations::zeroed(span.end - span.start));
-            }
+            share_generations(level, &span, &mut generations);
             if !level.options.keep_level_dir {
                 disk.remove()?;
             }
@@ -93,11 +90,17 @@ fn across_ranks<L: Packing>(
     }
     let (values, free, mut generations) =
         in_memory(states, level, span.clone(), |p| level.owns(p))?;
+    share_generations(level, &span, &mut generations);
+    Ok(((values, free, generations), first))
+}
+
+/// When `level` records generations, those of a rank's share `span`
+/// (`generations`), made empty by a rank that owns no partition: every rank
+/// takes part in writing the certificate.
+fn share_generations(level: &Level, span: &Range<u64>, generations: &mut Option<Generations>) {
     if level.options.record_generations {
-        // (Made here by a rank that owns no partition.)
         generations.get_or_insert_with(|| Generations::zeroed(span.end - span.start));
     }
-    Ok(((values, free, generations), first))
 }
 
 /// [`assemble`] of the partitions in memory that are `ours`, into arrays
