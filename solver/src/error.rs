@@ -33,6 +33,27 @@ pub enum SolveError {
         /// The budget, formatted.
         budget: String,
     },
+    /// A rank's share of a level does not fit in its memory budget (under
+    /// MPI, each rank has `--memory` of its own).
+    #[error(
+        "a rank's share of level {seeds} ({boards} boards, one of {ranks} ranks) needs about {needed} of memory ({state_bytes:.3} bytes a board for the share, plus {lower} for its shares of the lower levels and 64 MiB for the rest of the process), but each rank's budget is {budget}; raise --memory or run more ranks"
+    )]
+    RankMemory {
+        /// The level.
+        seeds: u32,
+        /// The ranks.
+        ranks: u64,
+        /// The boards of a rank's share.
+        boards: u64,
+        /// As in [`SolveError::Memory`], for the share.
+        state_bytes: f64,
+        /// What the rank's shares of the lower levels take, formatted.
+        lower: String,
+        /// The total needed, formatted.
+        needed: String,
+        /// The budget, formatted.
+        budget: String,
+    },
     /// A directory's file system has too little room for what a level
     /// writes there.
     #[error(

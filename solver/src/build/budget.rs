@@ -244,7 +244,8 @@ pub(super) fn plan_memory(
 /// `options` asks for), its lists times the ranks.
 ///
 /// # Errors
-/// As [`plan_memory`], for the share.
+/// [`SolveError::RankMemory`] when even the smallest plan of the share
+/// exceeds the budget.
 pub(super) fn plan_share(
     seeds: u32,
     boards: u64,
@@ -259,7 +260,27 @@ pub(super) fn plan_share(
         partitions: asked.map(|k| k.div_ceil(ranks)),
         ..options.clone()
     };
-    let mut plan = plan_memory(seeds, boards.div_ceil(ranks), lower_bytes, reach, &options)?;
+    let share = boards.div_ceil(ranks);
+    let mut plan =
+        plan_memory(seeds, share, lower_bytes, reach, &options).map_err(|e| match e {
+            SolveError::Memory {
+                seeds,
+                boards,
+                state_bytes,
+                lower,
+                needed,
+                budget,
+            } => SolveError::RankMemory {
+                seeds,
+                ranks,
+                boards,
+                state_bytes,
+                lower,
+                needed,
+                budget,
+            },
+            other => other,
+        })?;
     plan.partitions = asked.unwrap_or(plan.partitions * ranks);
     plan.list_entries *= ranks;
     Ok(plan)
@@ -521,6 +542,71 @@ mod tests {
             rank_mail_bytes: None,
             count_all: false,
         }
+    }
+
+    #[test]
+    fn a_share_is_planned_within_a_rank_budget() {
+        let (boards, ranks) = (40_000_000u64, 4);
+        // Each rank holds a quarter of 40 MB of lower levels.
+        let (lower, shares) = (40_000_000u64, 10_000_000u64);
+        let budget = 150 << 20;
+        // (One process of the same budget does not hold the level in memory
+        // in the packed cells.)
+        let one = plan_memory(24, boards, lower, Reach::default(), &options(budget, false));
+        let one = one.unwrap();
+        assert!(one.on_disk || one.split, "{one:?}");
+        // A share fits in memory, in the packed cells, a partition a rank;
+        // the lists are the whole level's.
+        let plan = plan_share(
+            24,
+            boards,
+            ranks,
+            shares,
+            Reach::default(),
+            &options(budget, false),
+        );
+        let plan = plan.unwrap();
+        assert!(!plan.on_disk && !plan.split, "{plan:?}");
+        assert_eq!(plan.partitions, ranks);
+        assert!(plan.memory_bytes <= budget, "{plan:?}");
+        let alone = plan_memory(
+            24,
+            boards / ranks,
+            shares,
+            Reach::default(),
+            &options(budget, false),
+        );
+        assert_eq!(plan.list_entries, ranks * alone.unwrap().list_entries);
+        // Partitions asked for are the whole level's.
+        let asked = Options {
+            partitions: Some(6),
+            on_disk: true,
+            ..options(budget, false)
+        };
+        let plan = plan_share(24, boards, ranks, shares, Reach::default(), &asked).unwrap();
+        assert_eq!(plan.partitions, 6);
+        // A share that does not fit is refused as a rank's.
+        let err = plan_share(
+            24,
+            boards,
+            ranks,
+            shares,
+            Reach::default(),
+            &options(1 << 20, false),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                SolveError::RankMemory {
+                    ranks: 4,
+                    boards: 10_000_000,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("each rank's budget"), "{err}");
     }
 
     #[test]
