@@ -14,7 +14,7 @@
 //! (DIR: where `awari-solve` and `awari-probe` built with `mpi` are).
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use awari_dbformat::RuleSet;
@@ -163,11 +163,7 @@ fn a_killed_rank_fails_the_job_by_name_and_the_rerun_resumes() {
     ));
     let db = dir.join("two-ranks");
     let args = ["--db", db.to_str().unwrap(), "--max-seeds", "18", "--json"];
-    let job = mpirun(2, &args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mpirun starts");
+    let job = mpirun(2, &args);
     // Once level 14 is written, rank 1 is killed in the levels above it.
     let written = || db.join("awari-p6-n14.awl").exists();
     kill_rank_1_when(job, &db, written, "level 14");
@@ -185,11 +181,16 @@ fn a_killed_rank_fails_the_job_by_name_and_the_rerun_resumes() {
     );
 }
 
-/// Waits (at most two minutes) for `ready` to hold of the MPI job `job`
-/// building into `db` (`what`: what it waits for), then kills its rank 1.
-/// Checks that the job fails naming the rank; returns what it printed on
-/// stdout.
-fn kill_rank_1_when(job: Child, db: &Path, ready: impl Fn() -> bool, what: &str) -> String {
+/// Starts the MPI job `job` building into `db`, waits (at most two
+/// minutes) for `ready` to hold of it (`what`: what it waits for), then
+/// kills its rank 1. Checks that the job fails naming the rank; returns
+/// what it printed on stdout.
+fn kill_rank_1_when(mut job: Command, db: &Path, ready: impl Fn() -> bool, what: &str) -> String {
+    let job = job
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mpirun starts");
     let started = Instant::now();
     while !ready() {
         assert!(started.elapsed() < Duration::from_secs(120), "no {what}");
@@ -242,11 +243,7 @@ fn ranks_out_of_core_write_the_files_of_one_process_and_resume_mid_level() {
         &[&args[..], &["--plan", "--ranks", "2"]].concat(),
     ));
     let planned = levels_reported(&planned);
-    let job = mpirun(2, &args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mpirun starts");
+    let job = mpirun(2, &args);
     // Rank 1 is killed in level 18, once it has a checkpoint after a stage.
     let manifest = db.join("work/awari-p6-n18.work/rank-1/manifest.json");
     let checkpointed = || {

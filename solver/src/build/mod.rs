@@ -269,7 +269,7 @@ impl<'a> Build<'a> {
         // (Under MPI each rank holds its share of the lower levels in
         // memory.)
         let lower_in_files =
-            ranks.size() == 1 && lower_levels_in_files(plan, options, last_missing);
+            lower_levels_in_files(plan, options, last_missing, ranks.size() as u64);
         let work_dir = options.work_dir();
         if lower_in_files && last_missing.is_some() {
             fs::create_dir_all(&work_dir).map_err(awari_dbformat::Error::io(&work_dir))?;
@@ -487,8 +487,17 @@ fn last_missing(plan: &Plan, options: &Options) -> Option<u32> {
 
 /// Whether the lower levels go to mapped files of scores: when they do not
 /// fit in memory beside `last_missing`, the highest level to build (or with
-/// `--on-disk`).
-fn lower_levels_in_files(plan: &Plan, options: &Options, last_missing: Option<u32>) -> bool {
+/// `--on-disk`); never under `ranks` > 1, where each rank holds its shares
+/// of them.
+fn lower_levels_in_files(
+    plan: &Plan,
+    options: &Options,
+    last_missing: Option<u32>,
+    ranks: u64,
+) -> bool {
+    if ranks > 1 {
+        return false;
+    }
     let index = Index::for_pits(plan.rules.pits());
     options.on_disk
         || last_missing.is_some_and(|m| {

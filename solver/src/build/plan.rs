@@ -128,8 +128,7 @@ pub fn plan_levels(plan: &Plan, options: &Options, ranks: u64) -> Vec<PlannedLev
         options,
         index: Index::for_pits(plan.rules.pits()),
         last_missing,
-        // (Under MPI each rank holds its shares of the lower levels.)
-        lower_in_files: ranks == 1 && lower_levels_in_files(plan, options, last_missing),
+        lower_in_files: lower_levels_in_files(plan, options, last_missing, ranks),
         ranks,
         threads: rayon::current_num_threads() as f64,
         available: crate::memory::available().unwrap_or(0),

@@ -702,15 +702,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let partitions = Partitions::new(1 << 12, 2);
         let wanted = manifest(1 << 12, partitions.size());
-        let (mut store, resumed) = DiskStore::open(
-            dir.path(),
-            wanted.clone(),
-            partitions,
-            |_| Some(4096),
-            1,
-            COPIES,
-        )
-        .unwrap();
+        let (mut store, resumed) = open_level(dir.path(), wanted.clone());
         assert!(resumed.is_none());
         store
             .checkpoint(
@@ -722,15 +714,7 @@ mod tests {
             )
             .unwrap();
         // The same level resumes at stage 7, with its summaries.
-        let (store, resumed) = DiskStore::open(
-            dir.path(),
-            wanted.clone(),
-            partitions,
-            |_| Some(4096),
-            1,
-            COPIES,
-        )
-        .unwrap();
+        let (store, resumed) = open_level(dir.path(), wanted.clone());
         assert_eq!(resumed.map(|m| m.next_k), Some(7));
         assert_eq!(store.summaries(3).unwrap(), [1, 2, 3]);
         // Another rule set starts over.
@@ -738,8 +722,7 @@ mod tests {
             rules: "abapa".to_string(),
             ..wanted
         };
-        let (_, resumed) =
-            DiskStore::open(dir.path(), other, partitions, |_| Some(4096), 1, COPIES).unwrap();
+        let (_, resumed) = open_level(dir.path(), other);
         assert!(resumed.is_none());
         assert!(!dir.path().join("manifest.json").exists());
     }
@@ -747,7 +730,13 @@ mod tests {
     /// Opens a store of 2 partitions of 4096 bytes each in `dir`.
     fn open_small(dir: &Path) -> (DiskStore, Option<Manifest>) {
         let partitions = Partitions::new(1 << 12, 2);
-        let wanted = manifest(1 << 12, partitions.size());
+        open_level(dir, manifest(1 << 12, partitions.size()))
+    }
+
+    /// Opens a store in `dir` for the level `wanted` describes, of 2
+    /// partitions of 4096 bytes each.
+    fn open_level(dir: &Path, wanted: Manifest) -> (DiskStore, Option<Manifest>) {
+        let partitions = Partitions::new(wanted.boards, 2);
         DiskStore::open(dir, wanted, partitions, |_| Some(4096), 1, COPIES).unwrap()
     }
 
