@@ -5,8 +5,9 @@
 //! command then resumes to the same files (out of core, from the ranks'
 //! checkpoint within the level).
 //!
-//! `awari-probe verify` under `mpirun` passes on the same levels, and names
-//! a board whose value was changed, as the single process does.
+//! `awari-probe verify` under `mpirun`, each rank holding only its shares,
+//! passes on the same levels, with or without certificates, and names a
+//! board whose value was changed, as the single process does.
 //!
 //! These need OpenMPI and the MPI builds of both binaries, which
 //! `scripts/test.sh` installs and builds, then runs them with
@@ -369,12 +370,55 @@ fn verify_under_mpirun_passes_and_names_a_changed_value() {
             })
             .collect()
     };
+    // Every board of every level, once: what one process holds.
+    let boards: u64 = levels(&alone).iter().map(|l| l.1).sum();
     for ranks in [2, 3] {
         let out = verify(ranks, d);
         let v: Value = serde_json::from_str(&ok_stdout(&out)).unwrap();
         assert_eq!(v["ok"], true, "{ranks} ranks: {v}");
         assert_eq!(levels(&v), levels(&alone), "{ranks} ranks: {v}");
+        // Each rank held its share of the levels, no more: together, each
+        // board once.
+        let held: Vec<u64> = v["ranks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["share_bytes"].as_u64().unwrap())
+            .collect();
+        assert_eq!(held.len(), ranks, "{v}");
+        assert_eq!(held.iter().sum::<u64>(), boards, "{v}");
+        assert!(held.iter().all(|&h| h < boards * 2 / ranks as u64), "{v}");
     }
+    // The start position of one seed a pit (levels 0..=12 checked), and
+    // levels with their certificates, as one process says.
+    let start = |ranks: usize| {
+        let args = ["verify", "--db", d, "--start", "1", "--json"];
+        let out = match ranks {
+            1 => run("awari-probe", &args),
+            _ => output(mpirun_of(ranks, mpi_binary("awari-probe"), &args)),
+        };
+        let v: Value = serde_json::from_str(&ok_stdout(&out)).unwrap();
+        (v["value"].clone(), v["verdict"].clone(), v["moves"].clone())
+    };
+    assert_eq!(start(2), start(1));
+    let certified = dir.join("certified");
+    let cd = certified.to_str().unwrap();
+    ok_stdout(&run(
+        "awari-solve",
+        &["--db", cd, "--max-seeds", "13", "--certificate"],
+    ));
+    let v: Value = serde_json::from_str(&ok_stdout(&output(mpirun_of(
+        3,
+        mpi_binary("awari-probe"),
+        &["verify", "--db", cd, "--json"],
+    ))))
+    .unwrap();
+    assert_eq!(v["ok"], true, "{v}");
+    let by_certificate = v["levels"].as_array().unwrap().iter();
+    assert!(
+        by_certificate.clone().all(|l| l["certified"] == true),
+        "{v}"
+    );
 
     // One value of level 14 changed (export, edit, import: the checksums hold).
     let changed = dir.join("changed");
@@ -403,6 +447,9 @@ fn verify_under_mpirun_passes_and_names_a_changed_value() {
     assert!(!out.status.success(), "a changed value passed");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["ok"], false, "{v}");
+    let alone = run("awari-probe", &["verify", "--db", c, "--json"]);
+    let alone: Value = serde_json::from_slice(&alone.stdout).unwrap();
+    assert_eq!(v["mismatches"], alone["mismatches"], "{v}");
     let named = v["mismatches"]
         .as_array()
         .unwrap()

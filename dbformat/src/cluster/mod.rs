@@ -31,6 +31,7 @@
 //! stage is found by counting the messages ([`Termination`]), with no
 //! collective operation in between.
 
+pub mod lookup;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod shares;

@@ -216,6 +216,28 @@ impl CertificateWriter {
 /// when any field, checksum or length is wrong, and [`Error::WrongLevel`] when
 /// it belongs to another rule set, board size or level.
 pub fn read_certificate(path: &Path, id: LevelId) -> Result<Generations> {
+    read_certificate_range(path, id, 0..id.boards())
+}
+
+/// [`read_certificate`] keeping only the generations of boards `range`
+/// (a rank's share of the level): the whole file is read and checked, the
+/// rest decompressed and let go.
+///
+/// # Errors
+/// As [`read_certificate`]; [`Error::IndexOutOfRange`] when `range` goes
+/// past the level's end.
+pub fn read_certificate_range(
+    path: &Path,
+    id: LevelId,
+    range: std::ops::Range<u64>,
+) -> Result<Generations> {
+    if range.end > id.boards() {
+        return Err(Error::IndexOutOfRange {
+            seeds: id.seeds,
+            index: range.end - 1,
+            boards: id.boards(),
+        });
+    }
     let bytes = std::fs::read(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -278,26 +300,30 @@ pub fn read_certificate(path: &Path, id: LevelId) -> Result<Generations> {
     // Decompressed slice by slice into the result (no whole-level byte copy).
     let undecodable = |e: std::io::Error| corrupt(format!("payload does not decompress: {e}"));
     let mut decoder = zstd::stream::read::Decoder::with_buffer(payload).map_err(undecodable)?;
-    let mut order = Generations::try_zeroed(boards).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let mut order =
+        Generations::try_zeroed(range.end - range.start).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let mut bytes = vec![0u8; 2 * SLICE];
-    for (s, slice) in order.chunks_mut(SLICE).enumerate() {
-        let bytes = &mut bytes[..2 * slice.len()];
+    let mut at = 0u64;
+    while at < boards {
+        let n = (boards - at).min(SLICE as u64);
+        let bytes = &mut bytes[..2 * n as usize];
         decoder.read_exact(bytes).map_err(|e| {
             if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                corrupt(format!(
-                    "payload ends before board {} of {boards}",
-                    s * SLICE + slice.len()
-                ))
+                corrupt(format!("payload ends before board {} of {boards}", at + n))
             } else {
                 undecodable(e)
             }
         })?;
-        for (g, c) in slice.iter_mut().zip(bytes.chunks_exact(2)) {
-            *g = u16::from_le_bytes([c[0], c[1]]);
+        // The part of this slice within `range`, if any.
+        let (from, to) = (at.max(range.start), (at + n).min(range.end));
+        for i in from..to {
+            let c = 2 * (i - at) as usize;
+            order[(i - range.start) as usize] = u16::from_le_bytes([bytes[c], bytes[c + 1]]);
         }
+        at += n;
     }
     let mut extra = [0u8; 1];
     if decoder.read(&mut extra).map_err(undecodable)? != 0 {
@@ -322,6 +348,10 @@ mod tests {
         let path = write_certificate(dir, id, &order).unwrap();
         assert_eq!(path, certificate_path(dir, id));
         assert_eq!(read_certificate(&path, id).unwrap()[..], order[..]);
+        let share = 100..id.boards() - 7;
+        let part = read_certificate_range(&path, id, share.clone()).unwrap();
+        assert_eq!(part[..], order[share.start as usize..share.end as usize]);
+        assert!(read_certificate_range(&path, id, 0..id.boards() + 1).is_err());
 
         // Another level, or another rule set, is refused by name.
         let other = LevelId::new(Rules::new(RuleSet::Abapa, 6).unwrap(), 5);

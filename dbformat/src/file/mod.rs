@@ -129,8 +129,11 @@ use crate::index::Index;
 use crate::level::Bound;
 
 pub use ans::AnsModel;
-pub use bounds::{resolve, resolve_level, resolve_level_in, BoundChooser, Stored};
-pub use certificate::{certificate_path, read_certificate, write_certificate, CertificateWriter};
+pub use bounds::{best_capture, resolve, resolve_level, resolve_level_in, BoundChooser, Stored};
+pub use certificate::{
+    certificate_path, read_certificate, read_certificate_range, write_certificate,
+    CertificateWriter,
+};
 pub use codec::{Encoding, Model, RankModel};
 pub use reader::LevelReader;
 pub use writer::{

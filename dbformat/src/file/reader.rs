@@ -362,6 +362,24 @@ impl LevelReader {
             .try_for_each(|b| self.block_bytes(b).map(|_| ()))
     }
 
+    /// Checks the checksum of every block holding boards `first .. first +
+    /// len` (a rank's share: with the checks of [`LevelReader::open`], the
+    /// shares of all ranks check every block of the file, though not the
+    /// whole-file checksum of [`LevelReader::verify_checksums`]).
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] naming the file and the first checksum that fails.
+    pub fn verify_checksums_of(&self, first: u64, len: u64) -> Result<()> {
+        if len == 0 {
+            return Ok(());
+        }
+        let bb = u64::from(self.layout.header.block_boards);
+        let last = (first + len - 1).min(self.boards().saturating_sub(1)) / bb;
+        (first / bb..=last)
+            .into_par_iter()
+            .try_for_each(|b| self.block_bytes(b).map(|_| ()))
+    }
+
     fn corrupt(&self, reason: String) -> Error {
         Error::Corrupt {
             path: self.path.clone(),

@@ -122,7 +122,7 @@ impl<'a> Pass<'_, 'a> {
     fn check(&self, i: usize, moves: &[Edge]) -> Option<Mismatch> {
         let (n, stored) = (self.n, self.level.values[i]);
         if let Some(generations) = self.certificate {
-            if !certified(stored, i, moves, generations) {
+            if !certified(stored, || generations[i], moves, |k| generations[k]) {
                 self.uncertified.fetch_add(1, Relaxed);
             }
         }
@@ -231,26 +231,31 @@ impl<'a> Group<'a> {
     }
 }
 
-/// True when the certificate (`generations`, by index; the board's index is `board`) proves
-/// the value `stored` of a board with `moves` at once: a win keeps its value by
-/// a capture, or by a quiet move to a loss decided in an earlier generation; a
-/// loss `-k` has only quiet children worth more than `k`, or worth `k` and
-/// decided earlier. See the module docs, "Certificates".
-fn certified(stored: i8, board: usize, moves: &[Edge], generations: &[u16]) -> bool {
-    // (The board's own generation is read only for a non-zero value.)
-    let own = || generations[board];
+/// True when the certificate proves the value `stored` of a board with
+/// `moves` at once: a win keeps its value by a capture, or by a quiet move
+/// to a loss decided in an earlier generation; a loss `-k` has only quiet
+/// children worth more than `k`, or worth `k` and decided earlier. See the
+/// module docs, "Certificates". `own()` is the board's generation (read
+/// only for a non-zero value), `generation(e)` that of the quiet child of
+/// [`Edge::index`] `e`.
+pub(super) fn certified(
+    stored: i8,
+    own: impl Fn() -> u16,
+    moves: &[Edge],
+    generation: impl Fn(usize) -> u16,
+) -> bool {
     match stored {
         0 => true,
         v if v > 0 => moves.iter().any(|m| {
             if m.is_quiet() {
-                *m.child == -v && generations[m.index] < own()
+                *m.child == -v && generation(m.index) < own()
             } else {
                 m.value() >= v
             }
         }),
         v => moves.iter().filter(|m| m.is_quiet()).all(|m| {
             let child = *m.child;
-            child > -v || (child == -v && generations[m.index] < own())
+            child > -v || (child == -v && generation(m.index) < own())
         }),
     }
 }

@@ -42,7 +42,13 @@ pub(super) struct Edge<'a> {
     gain: Gain,
 }
 
-impl Edge<'_> {
+impl<'a> Edge<'a> {
+    /// The move of `gain` to the child whose value is at `child` (and, for
+    /// a quiet move, whose place is `index`).
+    pub(super) fn new(child: &'a i8, index: usize, gain: Gain) -> Edge<'a> {
+        Edge { child, index, gain }
+    }
+
     /// The move's value for the mover (see [`awari_dbformat::Move::value`]).
     #[inline]
     pub(super) fn value(&self) -> i8 {

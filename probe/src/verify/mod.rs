@@ -59,10 +59,12 @@ mod first_pass;
 mod levels;
 mod prover;
 mod report;
+mod shares;
 
 pub use awari_dbformat::Levels;
 pub use check::{check_level, check_level_with, Aids};
 pub use report::{LevelCheck, Mismatch};
+pub use shares::{check_share, resolve_share};
 
 use awari_dbformat::{Board, Index, Rules};
 

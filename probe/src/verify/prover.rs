@@ -13,12 +13,12 @@ use super::levels::Edge;
 use super::{Level, CHUNK};
 
 /// Progress state of a board whose proof is found: not yet told its parents.
-const PROVEN: u8 = 254;
+pub(super) const PROVEN: u8 = 254;
 /// Progress state of a proven board whose parents have been told, or of a board
 /// that needs no proof (value 0).
-const DONE: u8 = 255;
+pub(super) const DONE: u8 = 255;
 /// The largest counter (a board has at most 8 quiet moves).
-const MAX_NEED: u8 = 8;
+pub(super) const MAX_NEED: u8 = 8;
 
 /// Sets every board's progress state to DONE, before the first pass sets
 /// those of the boards that wait for a proof.

@@ -5,9 +5,9 @@
 mod bounds;
 mod bounds_report;
 mod plan;
-mod ranks;
 mod read;
 mod report;
+mod shares;
 
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
@@ -23,8 +23,7 @@ use awari_probe::{ProbeError, Tablebase};
 
 use super::CmdResult;
 use plan::{memory_needed, plan, Placement};
-use ranks::{checkers, gather_checks};
-use report::{all_ok, print_level, start_report, Summary};
+use report::{all_ok, start_report, Summary};
 
 /// Verify levels: checksums, every value against its children (forward moves only),
 /// and every non-zero value proven reachable; or settle a game from its start.
@@ -32,8 +31,9 @@ use report::{all_ok, print_level, start_report, Summary};
 /// Exits 0 when everything checks out, 1 when a value or checksum is wrong (the
 /// first mismatching boards are printed), 2 on other errors (a missing level).
 ///
-/// Built with the `mpi` feature and run by `mpirun -n R`, the ranks share the
-/// levels to check (each reads every level it needs) and rank 0 prints.
+/// Built with the `mpi` feature and run by `mpirun -n R`, the ranks check
+/// every level together, each holding only its share of it and of the
+/// levels below (in memory, within its own --memory), and rank 0 prints.
 ///
 /// Examples:
 ///   awari-probe verify --db db                 # every level present
@@ -96,8 +96,8 @@ fn parse_levels(text: &str) -> Result<RangeInclusive<u32>, String> {
     Ok(a..=b)
 }
 
-/// One level's result as the ranks exchange it: the check, whether the
-/// checksums held, and the seconds it took.
+/// One level's result: the check, whether the checksums held, and the
+/// seconds it took.
 type Checked = (LevelCheck, bool, f64);
 
 /// Runs the verification; see [`Args`].
@@ -106,7 +106,6 @@ pub(crate) fn run(args: Args) -> CmdResult {
         return bounds::run(args);
     }
     let ranks = awari_dbformat::cluster::start()?;
-    let root = ranks.is_root();
     let tb = args.database.open().map_err(|e| hint_bounds(e, &args))?;
     let rules = tb.rules();
     let present = tb.levels();
@@ -114,7 +113,10 @@ pub(crate) fn run(args: Args) -> CmdResult {
     let top = *wanted.last().ok_or("no level to verify")?;
     // The budget, planned before any work.
     let budget = args.memory.unwrap_or_else(memory::default_budget);
-    let work_dir = work_dir(&args, ranks.as_ref());
+    if ranks.size() > 1 {
+        return run_by_shares(&args, ranks.as_ref(), &tb, &present, &wanted, budget);
+    }
+    let work_dir = work_dir(&args);
     let needed_in_memory = memory_needed(&tb, &wanted, top);
     let placement = plan(
         &tb,
@@ -125,8 +127,8 @@ pub(crate) fn run(args: Args) -> CmdResult {
         args.on_disk,
         work_dir,
     )?;
-    // What this process prints as it goes (with one rank; else rank 0 at the end).
-    let talk = !args.json && ranks.size() == 1;
+    // What this process prints as it goes.
+    let talk = !args.json;
     let in_memory = matches!(placement, Placement::Memory);
     let _watch = (!in_memory).then(|| resident::Watch::new(resident::ceiling_for(budget)));
     if talk && !in_memory {
@@ -143,30 +145,69 @@ pub(crate) fn run(args: Args) -> CmdResult {
         wanted: &wanted,
         top,
         placement: &placement,
-        checker: checkers(&wanted, rules.pits(), ranks.size()),
-        rank: ranks.rank(),
         limit: args.limit,
-        bars: !args.json && root,
+        bars: !args.json,
         talk,
     };
-    let (mut checks, levels) = job.run()?;
-    if ranks.size() > 1 {
-        checks = gather_checks(ranks.as_ref(), &checks)?;
-        if !root {
-            return Ok(exit_code(all_ok(&checks)));
-        }
-        if !args.json {
-            for (c, sums, secs) in &checks {
-                print_level(c, *sums, *secs);
-            }
-        }
-    }
+    let (checks, levels) = job.run()?;
     let summary = Summary {
         rules,
         checks: &checks,
         levels_in_files: !in_memory,
         started,
         start: args.start.map(|s| (s, start_report(rules, s, &levels))),
+        ranks: None,
+    };
+    if args.json {
+        summary.print_json();
+    } else {
+        summary.print_text();
+    }
+    Ok(exit_code(summary.ok()))
+}
+
+/// The verification under `mpirun` (see module `shares`): every rank checks
+/// its share of every level, within `budget` each; rank 0 prints.
+fn run_by_shares(
+    args: &Args,
+    ranks: &dyn Ranks,
+    tb: &Tablebase,
+    present: &[u32],
+    wanted: &[u32],
+    budget: u64,
+) -> CmdResult {
+    let top = *wanted.last().expect("a level to verify");
+    if args.on_disk {
+        return Err("--on-disk: under mpirun each rank holds its shares in memory".into());
+    }
+    let needed = shares::memory_needed_by_shares(tb, wanted, top, ranks.size());
+    if needed > budget {
+        return Err(shares::too_large(needed, budget, ranks.size()).into());
+    }
+    let started = Instant::now();
+    let job = shares::Job {
+        tb,
+        present,
+        wanted,
+        top,
+        ranks,
+        limit: args.limit,
+        talk: !args.json,
+    };
+    let (checks, levels, held) = job.run()?;
+    let start = args
+        .start
+        .map(|s| (s, shares::start_report(ranks, tb, s, &levels)));
+    if !ranks.is_root() {
+        return Ok(exit_code(all_ok(&checks)));
+    }
+    let summary = Summary {
+        rules: tb.rules(),
+        checks: &checks,
+        levels_in_files: false,
+        started,
+        start,
+        ranks: Some(held),
     };
     if args.json {
         summary.print_json();
@@ -197,16 +238,11 @@ fn wanted_levels(args: &Args, tb: &Tablebase, present: &[u32]) -> Result<Vec<u32
 }
 
 /// The work directory for the levels in files: `--work-dir` or `work/verify`
-/// in the database directory; under MPI each rank has one of its own.
-fn work_dir(args: &Args, ranks: &dyn Ranks) -> PathBuf {
-    let work_dir = args
-        .work_dir
+/// in the database directory.
+fn work_dir(args: &Args) -> PathBuf {
+    args.work_dir
         .clone()
-        .unwrap_or_else(|| args.database.db.join("work").join("verify"));
-    match ranks.size() {
-        1 => work_dir,
-        _ => work_dir.join(format!("rank-{}", ranks.rank())),
-    }
+        .unwrap_or_else(|| args.database.db.join("work").join("verify"))
 }
 
 /// The error of level `seeds` missing from `tb`'s directory.

@@ -1,8 +1,7 @@
 //! Reading the levels one by one, from the lowest: each decoded (into
 //! memory or its file), its lower bounds resolved, and checked when it is
-//! one this rank checks.
+//! one to check (in one process; under `mpirun`, see `shares`).
 
-use std::collections::BTreeMap;
 use std::error::Error;
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,16 +23,12 @@ pub(super) struct Job<'a> {
     pub(super) tb: &'a Tablebase,
     /// The levels present in the database.
     pub(super) present: &'a [u32],
-    /// The levels to check (by all ranks).
+    /// The levels to check.
     pub(super) wanted: &'a [u32],
     /// The largest level to check.
     pub(super) top: u32,
     /// Where the levels read are kept.
     pub(super) placement: &'a Placement,
-    /// Which rank checks each level of `wanted`.
-    pub(super) checker: BTreeMap<u32, usize>,
-    /// This process's rank.
-    pub(super) rank: usize,
     /// The most mismatching boards kept per level.
     pub(super) limit: usize,
     /// Show a progress bar for each level checked.
@@ -44,8 +39,8 @@ pub(super) struct Job<'a> {
 
 impl Job<'_> {
     /// Reads every level up to the top one: the checked ones, and those
-    /// below the first that captures reach (taken as correct). Returns this
-    /// rank's checks, and the levels read.
+    /// below the first that captures reach (taken as correct). Returns the
+    /// checks, and the levels read.
     pub(super) fn run(&self) -> Result<(Vec<Checked>, Levels), Box<dyn Error>> {
         let mut levels = Levels::new(self.tb.rules().pits());
         let mut checks: Vec<Checked> = Vec::new();
@@ -56,7 +51,7 @@ impl Job<'_> {
     }
 
     /// Reads level `seeds` into `levels` when it is needed, and checks it
-    /// (pushing onto `checks`) when it is one this rank checks. A level that
+    /// (pushing onto `checks`) when it is one to check. A level that
     /// is checked but cannot be read is reported and counted as failed.
     fn level(
         &self,
@@ -66,8 +61,7 @@ impl Job<'_> {
     ) -> Result<(), Box<dyn Error>> {
         let rules = self.tb.rules();
         let needed_below = capture_reaches(self.top, seeds);
-        // A level another rank checks is read here only for the levels above.
-        let check = self.wanted.contains(&seeds) && self.checker[&seeds] == self.rank;
+        let check = self.wanted.contains(&seeds);
         if !check && !needed_below {
             return Ok(());
         }
@@ -173,7 +167,8 @@ struct Decoded {
     boards: u64,
 }
 
-fn empty_check(seeds: u32, boards: u64) -> LevelCheck {
+/// The check of a level that could not be read.
+pub(super) fn empty_check(seeds: u32, boards: u64) -> LevelCheck {
     LevelCheck {
         seeds,
         boards,

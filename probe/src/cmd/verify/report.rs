@@ -8,6 +8,7 @@ use awari_dbformat::Levels;
 use awari_dbformat::{Board, Rules};
 use awari_probe::verify::LevelCheck;
 
+use super::shares::Held;
 use super::Checked;
 
 /// The start position's value, the verdict, and every first move's value
@@ -24,12 +25,16 @@ pub(super) fn start_report(rules: Rules, per_pit: u32, levels: &Levels) -> Start
         .iter()
         .map(|m| (m.pit, m.value(levels.value_of(rules, &m.child)).get()))
         .collect();
-    let verdict = match value {
+    (value, verdict(value), moves)
+}
+
+/// What a start position's `value` means: a draw, or who wins by how much.
+pub(super) fn verdict(value: i8) -> String {
+    match value {
         0 => "draw".to_string(),
         v if v > 0 => format!("the first player wins by {v}"),
         v => format!("the second player wins by {}", -v),
-    };
-    (value, verdict, moves)
+    }
 }
 
 /// What `verify` reports at the end.
@@ -44,6 +49,9 @@ pub(super) struct Summary<'a> {
     pub(super) started: Instant,
     /// With `--start`: the seeds per pit, and the report of the start position.
     pub(super) start: Option<(u32, StartReport)>,
+    /// Under `mpirun`, checked by shares: by rank, the bytes of the
+    /// shares it held and its peak resident memory.
+    pub(super) ranks: Option<Held>,
 }
 
 impl Summary<'_> {
@@ -71,6 +79,15 @@ impl Summary<'_> {
             })).collect::<Vec<_>>(),
             "mismatches": checks.iter().flat_map(|(c, _, _)| c.mismatches.iter()).collect::<Vec<_>>(),
         });
+        if let Some(held) = &self.ranks {
+            out["ranks"] = held
+                .iter()
+                .enumerate()
+                .map(|(r, (bytes, peak))| {
+                    serde_json::json!({"rank": r, "share_bytes": bytes, "peak_resident_bytes": peak})
+                })
+                .collect();
+        }
         if let Some((_, (value, verdict, moves))) = &self.start {
             out["value"] = (*value).into();
             out["verdict"] = verdict.clone().into();
