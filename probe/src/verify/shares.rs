@@ -40,6 +40,10 @@ const WINDOW: u64 = 1 << 17;
 /// Boards one task of a window gathers and checks.
 const PIECE: u64 = 1 << 12;
 
+/// Parents a rank tells the others of in one round of the proof search, at
+/// most (16 bytes each: 4 MiB).
+const TOLD_PER_ROUND: usize = 1 << 18;
+
 /// The bits of a lookup's key below its level: a board's index.
 const LEVEL_SHIFT: u32 = 40;
 
@@ -428,45 +432,60 @@ impl ShareCheck<'_> {
     /// has one left to tell.
     fn prove(&self, ranks: &dyn Ranks, progress: &mut [u8]) {
         let start = self.share.start;
-        // The boards the first pass proved: their parents are told first.
-        let mut todo: Vec<u64> = Vec::new();
-        for (k, state) in progress.iter_mut().enumerate() {
-            if *state == PROVEN {
-                *state = DONE;
-                todo.push(start + k as u64);
-            }
-        }
+        // The boards the first pass proved are found by a scan of the share,
+        // their boards walking along (as in one process: no board is
+        // unranked but those another rank tells of), and each one's parents
+        // told before the scan goes on.
+        let boards = self.index.boards_from(self.seeds, start);
+        let mut scan = boards.take(progress.len()).enumerate();
+        let mut scanned = false;
+        let mut todo: Vec<(u64, Board)> = Vec::new();
         let me = ranks.rank();
+        let mut parents = Vec::new();
         loop {
-            // Parents held elsewhere, by rank: (parent, pit, child, value).
+            // Parents held elsewhere, by rank: (parent, pit, value) and the
+            // child, two words each; at most TOLD_PER_ROUND in a round.
             let mut outbox = vec![Vec::new(); ranks.size()];
-            let mut parents = Vec::new();
-            while let Some(i) = todo.pop() {
-                let child = self.board(i);
+            let mut sent = 0;
+            while sent < TOLD_PER_ROUND {
+                let Some((i, child)) = todo.pop().or_else(|| {
+                    // The next board the first pass proved, if any.
+                    let (k, board) = scan.find(|&(k, _)| progress[k] == PROVEN)?;
+                    progress[k] = DONE;
+                    Some((start + k as u64, board))
+                }) else {
+                    scanned = true;
+                    break;
+                };
                 let value = self.values[(i - start) as usize];
                 parents.clear();
                 self.rules.for_each_unmove(&child, |parent, pit| {
                     // A parent with a full opponent row is not stored.
                     if let Some(q) = self.index.rank(&parent) {
-                        if !parents.contains(&(q, pit)) {
-                            parents.push((q, pit)); // (a move proposed twice counts once)
+                        if !parents.iter().any(|&(p, at, _)| p == q && at == pit) {
+                            parents.push((q, pit, parent)); // (a move proposed twice counts once)
                         }
                     }
                 });
-                for &(q, pit) in &parents {
+                for &(q, pit, parent) in &parents {
                     let owner = self.levels.owner(self.seeds, q);
                     if owner == me {
-                        self.tell(q, pit, &child, value, progress, &mut todo);
+                        // (Confirmed forward: the un-move generator proposes, it does not decide.)
+                        let confirm = || {
+                            (self.rules.quiet_child(&parent, pit) == Some(child)).then_some(parent)
+                        };
+                        self.tell(q, value, confirm, progress, &mut todo);
                     } else {
                         let word = q | (pit as u64) << LEVEL_SHIFT | u64::from(value as u8) << 48;
                         outbox[owner].extend([word, i]);
+                        sent += 1;
                     }
                 }
             }
-            // The end: no rank has a parent to tell elsewhere (and each has
-            // told its own).
-            let sent = outbox.iter().map(Vec::len).sum::<usize>() as u64;
-            if ranks.sum(sent) == 0 {
+            // The end: no rank has a parent to tell elsewhere, nor a board
+            // left whose parents it has not told (or not scanned for).
+            let left = sent + todo.len() + usize::from(!scanned);
+            if ranks.sum(left as u64) == 0 {
                 break;
             }
             for words in ranks.exchange(outbox) {
@@ -474,25 +493,29 @@ impl ShareCheck<'_> {
                     let (q, i) = (told[0] & ((1 << LEVEL_SHIFT) - 1), told[1]);
                     let pit = (told[0] >> LEVEL_SHIFT & 0xff) as usize;
                     let value = (told[0] >> 48) as u8 as i8;
-                    let child = self.board(i);
-                    self.tell(q, pit, &child, value, progress, &mut todo);
+                    let confirm = || {
+                        let parent = self.board(q);
+                        let child = self.rules.quiet_child(&parent, pit)?;
+                        (self.index.rank(&child) == Some(i)).then_some(parent)
+                    };
+                    self.tell(q, value, confirm, progress, &mut todo);
                 }
             }
         }
     }
 
-    /// Tells parent `q` (of this rank's share) that its move `pit` leads to
-    /// `child`, proven and worth `value`: counts when the parent waits for
-    /// it and the move, played forward, does lead there; a parent whose
-    /// count reaches zero is proven and goes onto `todo`.
+    /// Tells parent `q` (of this rank's share) that one of its moves leads
+    /// to a proven child worth `value`: counts when the parent waits for
+    /// it and `confirm` plays the move forward to that child (giving the
+    /// parent's board); a parent whose count reaches zero is proven and
+    /// goes onto `todo`.
     fn tell(
         &self,
         q: u64,
-        pit: usize,
-        child: &Board,
         value: i8,
+        confirm: impl FnOnce() -> Option<Board>,
         progress: &mut [u8],
-        todo: &mut Vec<u64>,
+        todo: &mut Vec<(u64, Board)>,
     ) {
         let k = (q - self.share.start) as usize;
         let (v, waiting) = (self.values[k], progress[k]);
@@ -503,15 +526,11 @@ impl ShareCheck<'_> {
         if v > 0 && value != -v {
             return;
         }
-        // Confirm the edge forward: the un-move generator proposes, it does not decide.
-        let parent = self.board(q);
-        if self.rules.quiet_child(&parent, pit).as_ref() != Some(child) {
-            return;
-        }
+        let Some(parent) = confirm() else { return };
         progress[k] = waiting - 1;
         if waiting == 1 {
             progress[k] = DONE;
-            todo.push(q);
+            todo.push((q, parent));
         }
     }
 
