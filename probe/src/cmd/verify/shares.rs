@@ -104,7 +104,8 @@ impl Job<'_> {
                 if !check {
                     return Err(format!("level {seeds} is needed but {reason}").into());
                 }
-                if ranks.is_root() || sums[0] == 1 {
+                // (Each rank that failed says why; the others say nothing.)
+                if failed == 1 {
                     eprintln!("awari-probe: level {seeds}: {reason}");
                 }
                 let boards = Index::for_pits(rules.pits()).level_size(seeds);
