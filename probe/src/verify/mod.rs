@@ -64,7 +64,7 @@ mod shares;
 pub use awari_dbformat::Levels;
 pub use check::{check_level, check_level_with, Aids};
 pub use report::{LevelCheck, Mismatch};
-pub use shares::{check_share, resolve_share};
+pub use shares::{check_share, resolve_share, scores_by_shares};
 
 use awari_dbformat::{Board, Index, Rules};
 

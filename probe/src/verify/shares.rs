@@ -24,6 +24,7 @@ use std::ops::Range;
 use awari_dbformat::cluster::lookup::ask_owners;
 use awari_dbformat::cluster::Ranks;
 use awari_dbformat::file::best_capture;
+use awari_dbformat::memory::cache::prefetch;
 use awari_dbformat::{Board, Gain, Index, Levels, MoveList, Rules, Score};
 use rayon::prelude::*;
 
@@ -43,6 +44,10 @@ const PIECE: u64 = 1 << 12;
 /// Parents a rank tells the others of in one round of the proof search, at
 /// most (16 bytes each: 4 MiB).
 const TOLD_PER_ROUND: usize = 1 << 18;
+
+/// Proven boards whose parents are told together (their bytes asked for
+/// first).
+const TOLD_TOGETHER: usize = 8;
 
 /// The bits of a lookup's key below its level: a board's index.
 const LEVEL_SHIFT: u32 = 40;
@@ -171,18 +176,11 @@ pub fn resolve_share(
             })
             .collect();
         let all: Vec<u64> = keys.iter().flatten().copied().collect();
-        let answers = ask_owners(
-            ranks,
-            &all,
-            |k| {
-                let (s, i) = split_key(k);
-                lower.owner(s, i)
-            },
-            |k| {
-                let (s, i) = split_key(k);
-                u64::from(*lower.slot_at(s, i) as u8)
-            },
-        );
+        let held = HeldValues {
+            levels: lower,
+            certificate: None,
+        };
+        let answers = ask_owners(ranks, &all, &held);
         // 2. Each board raised to its best capture.
         let window = &mut values[(at - share.start) as usize..(end - share.start) as usize];
         let mut offsets = vec![0];
@@ -221,6 +219,20 @@ struct ShareCheck<'a> {
     values: &'a [i8],
     /// The generations of the share, when every rank has its certificate.
     certificate: Option<&'a [u16]>,
+}
+
+/// A parent proposed for a proven child by the un-move generator.
+struct Told {
+    /// The parent's index and board, and the pit of its move.
+    q: u64,
+    parent: Board,
+    pit: usize,
+    /// The rank that holds the parent.
+    owner: usize,
+    /// The child's index and board, and its value.
+    i: u64,
+    child: Board,
+    value: i8,
 }
 
 /// What the first pass over a share finds.
@@ -288,15 +300,11 @@ impl ShareCheck<'_> {
             .map(|&s| self.moves_of(s..(s + PIECE).min(boards.end)))
             .collect();
         let keys: Vec<u64> = pieces.iter().flat_map(|p| p.keys.iter().copied()).collect();
-        let answers = ask_owners(
-            ranks,
-            &keys,
-            |k| {
-                let (s, i) = split_key(k);
-                self.levels.owner(s, i)
-            },
-            |k| self.answer(k),
-        );
+        let held = HeldValues {
+            levels: self.levels,
+            certificate: self.certificate.map(|c| (self.seeds, self.share.start, c)),
+        };
+        let answers = ask_owners(ranks, &keys, &held);
         let mut offsets = vec![0];
         for p in &pieces {
             offsets.push(offsets.last().unwrap() + p.keys.len());
@@ -335,19 +343,6 @@ impl ShareCheck<'_> {
         }
         piece.firsts.push(piece.keys.len());
         piece
-    }
-
-    /// The answer to a lookup of another rank (or this one) into this
-    /// rank's shares: the child's value, and for a child of the level being
-    /// checked, its generation when there is a certificate.
-    fn answer(&self, k: u64) -> u64 {
-        let (s, i) = split_key(k);
-        let value = u64::from(*self.levels.slot_at(s, i) as u8);
-        let generation = match self.certificate {
-            Some(c) if s == self.seeds => u64::from(c[(i - self.share.start) as usize]),
-            _ => 0,
-        };
-        value | generation << 8
     }
 
     /// Checks the boards of `piece`, from board `first`, whose children's
@@ -448,36 +443,65 @@ impl ShareCheck<'_> {
             let mut outbox = vec![Vec::new(); ranks.size()];
             let mut sent = 0;
             while sent < TOLD_PER_ROUND {
-                let Some((i, child)) = todo.pop().or_else(|| {
-                    // The next board the first pass proved, if any.
-                    let (k, board) = scan.find(|&(k, _)| progress[k] == PROVEN)?;
-                    progress[k] = DONE;
-                    Some((start + k as u64, board))
-                }) else {
+                // A few proven boards at a time: their parents lie anywhere
+                // in the share, so their bytes are asked for together first.
+                parents.clear();
+                let mut taken = 0;
+                for _ in 0..TOLD_TOGETHER {
+                    let Some((i, child)) = todo.pop().or_else(|| {
+                        // The next board the first pass proved, if any.
+                        let (k, board) = scan.find(|&(k, _)| progress[k] == PROVEN)?;
+                        progress[k] = DONE;
+                        Some((start + k as u64, board))
+                    }) else {
+                        break;
+                    };
+                    taken += 1;
+                    let value = self.values[(i - start) as usize];
+                    let first = parents.len();
+                    self.rules.for_each_unmove(&child, |parent, pit| {
+                        // A parent with a full opponent row is not stored.
+                        let Some(q) = self.index.rank(&parent) else {
+                            return;
+                        };
+                        if parents[first..]
+                            .iter()
+                            .any(|t: &Told| t.q == q && t.pit == pit)
+                        {
+                            return; // proposed twice: count the move once
+                        }
+                        let owner = self.levels.owner(self.seeds, q);
+                        if owner == me {
+                            prefetch(&self.values[(q - start) as usize]);
+                            prefetch(&progress[(q - start) as usize]);
+                        }
+                        parents.push(Told {
+                            q,
+                            pit,
+                            parent,
+                            owner,
+                            i,
+                            child,
+                            value,
+                        });
+                    });
+                }
+                if taken == 0 {
                     scanned = true;
                     break;
-                };
-                let value = self.values[(i - start) as usize];
-                parents.clear();
-                self.rules.for_each_unmove(&child, |parent, pit| {
-                    // A parent with a full opponent row is not stored.
-                    if let Some(q) = self.index.rank(&parent) {
-                        if !parents.iter().any(|&(p, at, _)| p == q && at == pit) {
-                            parents.push((q, pit, parent)); // (a move proposed twice counts once)
-                        }
-                    }
-                });
-                for &(q, pit, parent) in &parents {
-                    let owner = self.levels.owner(self.seeds, q);
-                    if owner == me {
+                }
+                for t in &parents {
+                    if t.owner == me {
                         // (Confirmed forward: the un-move generator proposes, it does not decide.)
                         let confirm = || {
-                            (self.rules.quiet_child(&parent, pit) == Some(child)).then_some(parent)
+                            (self.rules.quiet_child(&t.parent, t.pit) == Some(t.child))
+                                .then_some(t.parent)
                         };
-                        self.tell(q, value, confirm, progress, &mut todo);
+                        self.tell(t.q, t.value, confirm, progress, &mut todo);
                     } else {
-                        let word = q | (pit as u64) << LEVEL_SHIFT | u64::from(value as u8) << 48;
-                        outbox[owner].extend([word, i]);
+                        let word =
+                            t.q | (t.pit as u64) << LEVEL_SHIFT | u64::from(t.value as u8) << 48;
+                        outbox[t.owner].extend([word, t.i]);
                         sent += 1;
                     }
                 }
@@ -489,7 +513,13 @@ impl ShareCheck<'_> {
                 break;
             }
             for words in ranks.exchange(outbox) {
-                for told in words.chunks_exact(2) {
+                for (k, told) in words.chunks_exact(2).enumerate() {
+                    // (The parents' bytes asked for a few messages ahead.)
+                    if let Some(&ahead) = words.get(2 * (k + TOLD_TOGETHER)) {
+                        let q = ahead & ((1 << LEVEL_SHIFT) - 1);
+                        prefetch(&self.values[(q - start) as usize]);
+                        prefetch(&progress[(q - start) as usize]);
+                    }
                     let (q, i) = (told[0] & ((1 << LEVEL_SHIFT) - 1), told[1]);
                     let pit = (told[0] >> LEVEL_SHIFT & 0xff) as usize;
                     let value = (told[0] >> 48) as u8 as i8;
@@ -593,6 +623,63 @@ impl ShareCheck<'_> {
             certified,
             mismatches: errors,
         }
+    }
+}
+
+/// The scores of `boards` (stored boards of levels whose shares `levels`
+/// holds, this rank's and the others'), each asked of the rank that holds
+/// it. Every rank calls it together (with the same boards or others).
+///
+/// # Panics
+/// When a board is not stored, or its level is not held.
+pub fn scores_by_shares(ranks: &dyn Ranks, levels: &Levels, boards: &[Board]) -> Vec<Score> {
+    let keys: Vec<u64> = boards
+        .iter()
+        .map(|b| {
+            let index = Index::for_pits(b.per_side());
+            key(b.seeds(), index.rank(b).expect("a stored board"))
+        })
+        .collect();
+    let held = HeldValues {
+        levels,
+        certificate: None,
+    };
+    let answers = ask_owners(ranks, &keys, &held);
+    answers
+        .into_iter()
+        .map(|a| Score::new(a as u8 as i8))
+        .collect()
+}
+
+/// What this rank holds of the levels shared out, for the others' lookups
+/// (by [`key`]): a board's value (the low byte), and for a board of the
+/// level checked, its certificate's generation (the next 16 bits).
+struct HeldValues<'a> {
+    levels: &'a Levels,
+    /// The level checked, the first board of this rank's share of it, and
+    /// the share's generations.
+    certificate: Option<(u32, u64, &'a [u16])>,
+}
+
+impl awari_dbformat::cluster::lookup::Held for HeldValues<'_> {
+    fn owner(&self, key: u64) -> usize {
+        let (s, i) = split_key(key);
+        self.levels.owner(s, i)
+    }
+
+    fn answer(&self, key: u64) -> u64 {
+        let (s, i) = split_key(key);
+        let value = u64::from(*self.levels.slot_at(s, i) as u8);
+        let generation = match self.certificate {
+            Some((seeds, first, c)) if s == seeds => u64::from(c[(i - first) as usize]),
+            _ => 0,
+        };
+        value | generation << 8
+    }
+
+    fn prefetch(&self, key: u64) {
+        let (s, i) = split_key(key);
+        prefetch(self.levels.slot_at(s, i));
     }
 }
 

@@ -9,7 +9,6 @@ use std::error::Error;
 use std::sync::Arc;
 use std::time::Instant;
 
-use awari_dbformat::cluster::lookup::ask_owners;
 use awari_dbformat::cluster::{Ranks, Shares};
 use awari_dbformat::file::{self, LevelId, LevelReader, Stored};
 use awari_dbformat::level::{Generations, Values};
@@ -212,42 +211,15 @@ pub(super) fn start_report(
     levels: &Levels,
 ) -> StartReport {
     let rules = tb.rules();
-    let index = Index::for_pits(rules.pits());
     let pits = vec![per_pit as u8; rules.board_pits()];
     let board = Board::new(&pits).expect("a start position is a valid board");
     let moves = rules.legal_moves(&board);
-    let keys: Vec<(u32, u64)> = moves
-        .iter()
-        .map(|m| {
-            (
-                m.child.seeds(),
-                index.rank(&m.child).expect("children are stored"),
-            )
-        })
-        .collect();
-    let encoded: Vec<u64> = keys.iter().map(|&(s, i)| u64::from(s) << 40 | i).collect();
-    let split = |k: u64| ((k >> 40) as u32, k & ((1 << 40) - 1));
-    let answers = ask_owners(
-        ranks,
-        &encoded,
-        |k| {
-            let (s, i) = split(k);
-            levels.owner(s, i)
-        },
-        |k| {
-            let (s, i) = split(k);
-            u64::from(*levels.slot_at(s, i) as u8)
-        },
-    );
+    let children: Vec<Board> = moves.iter().map(|m| m.child).collect();
+    let answers = verify::scores_by_shares(ranks, levels, &children);
     let values: Vec<(u8, i8)> = moves
         .iter()
         .zip(answers)
-        .map(|(m, a)| {
-            (
-                m.pit,
-                m.value(awari_dbformat::Score::new(a as u8 as i8)).get(),
-            )
-        })
+        .map(|(m, score)| (m.pit, m.value(score).get()))
         .collect();
     // The start's value is its best move's (it is a board of the level
     // checked, whose every value its moves give).
