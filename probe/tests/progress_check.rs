@@ -2,8 +2,11 @@
 //! no sequence of moves that reaches it, so besides the recurrence error it must
 //! be counted as unproven; the true values pass both halves.
 
-use awari_dbformat::{Index, Rules};
+use awari_dbformat::Rules;
 use awari_probe::verify::{check_level, check_level_with, Aids, Levels};
+
+mod common;
+use common::drawn_board_with_drawn_children;
 
 #[test]
 fn a_draw_turned_into_a_win_is_unproven() {
@@ -119,22 +122,6 @@ fn certificates_prove_true_levels_and_change_no_result() {
         &|_| {},
     );
     assert!(!wrong_check.certified && wrong_check.unproven >= 1);
-}
-
-/// A drawn board of level `n` with quiet moves only, all into drawn boards:
-/// nothing but a false claim can make it a win.
-fn drawn_board_with_drawn_children(rules: Rules, n: u32, values: &[i8]) -> u64 {
-    let index = Index::for_pits(rules.pits());
-    (0..values.len() as u64)
-        .find(|&i| {
-            let moves = rules.legal_moves(&index.unrank(n, i).unwrap());
-            values[i as usize] == 0
-                && !moves.is_empty()
-                && moves
-                    .iter()
-                    .all(|m| m.is_quiet() && values[index.rank(&m.child).unwrap() as usize] == 0)
-        })
-        .expect("such a board in the level")
 }
 
 /// The aids of a check: the certificate alone.

@@ -13,6 +13,9 @@ use awari_dbformat::level::Values;
 use awari_dbformat::{Index, RuleSet, Rules};
 use awari_probe::verify::{check_level_with, check_share, Aids, LevelCheck, Levels};
 
+mod common;
+use common::drawn_board_with_drawn_children;
+
 /// Levels `0..n` and level `n` with its certificate, as the solver gives them.
 fn solved(rules: Rules, n: u32) -> (Vec<Arc<Values>>, Vec<i8>, Vec<u16>) {
     let lower = awari_solver::solve_in_memory(rules, n - 1);
@@ -126,17 +129,7 @@ fn shares_check_true_and_wrong_levels_as_one_process_does() {
     assert!(truth.ok(), "{truth:?}");
 
     // A draw made a win: a recurrence error, and unproven.
-    let index = Index::for_pits(rules.pits());
-    let drawn = (0..values.len() as u64)
-        .find(|&i| {
-            let moves = rules.legal_moves(&index.unrank(n, i).unwrap());
-            values[i as usize] == 0
-                && !moves.is_empty()
-                && moves
-                    .iter()
-                    .all(|m| m.is_quiet() && values[index.rank(&m.child).unwrap() as usize] == 0)
-        })
-        .expect("a drawn board with drawn quiet children only");
+    let drawn = drawn_board_with_drawn_children(rules, n, &values);
     let mut wrong = values.clone();
     wrong[drawn as usize] = 2;
     let check = same_as_one_process(rules, &lower, &wrong, &certificate, 10);

@@ -242,10 +242,26 @@ pub fn read_certificate_range(
         path: path.to_path_buf(),
         source,
     })?;
-    let corrupt = |reason: String| Error::Corrupt {
+    let payload = checked_payload(path, id, &bytes)?;
+    decompress_range(path, id.boards(), payload, range)
+}
+
+/// The error of a certificate at `path` that is corrupt for `reason`.
+fn corrupt(path: &Path, reason: String) -> Error {
+    Error::Corrupt {
         path: path.to_path_buf(),
         reason: format!("certificate: {reason}"),
-    };
+    }
+}
+
+/// The payload of the certificate `bytes` (read from `path`), once its
+/// header says it belongs to level `id` and every length and checksum
+/// holds.
+///
+/// # Errors
+/// As [`read_certificate`].
+fn checked_payload<'b>(path: &Path, id: LevelId, bytes: &'b [u8]) -> Result<&'b [u8]> {
+    let corrupt = |reason: String| corrupt(path, reason);
     if bytes.len() < HEADER_LEN {
         return Err(corrupt(format!(
             "{} bytes, shorter than the {HEADER_LEN}-byte header",
@@ -297,7 +313,23 @@ pub fn read_certificate_range(
     if crc32fast::hash(payload) != u32_at(32) {
         return Err(corrupt("payload checksum mismatch".into()));
     }
-    // Decompressed slice by slice into the result (no whole-level byte copy).
+    Ok(payload)
+}
+
+/// The generations of boards `range` from the checked `payload` of a
+/// certificate of `boards` boards (read from `path`), decompressed slice
+/// by slice (no whole-level byte copy), the rest let go.
+///
+/// # Errors
+/// [`Error::Corrupt`] when the payload does not decompress to exactly
+/// `boards` generations; [`Error::Io`] when the result cannot be allocated.
+fn decompress_range(
+    path: &Path,
+    boards: u64,
+    payload: &[u8],
+    range: std::ops::Range<u64>,
+) -> Result<Generations> {
+    let corrupt = |reason: String| corrupt(path, reason);
     let undecodable = |e: std::io::Error| corrupt(format!("payload does not decompress: {e}"));
     let mut decoder = zstd::stream::read::Decoder::with_buffer(payload).map_err(undecodable)?;
     let mut order =

@@ -457,34 +457,7 @@ impl ShareCheck<'_> {
                         break;
                     };
                     taken += 1;
-                    let value = self.values[(i - start) as usize];
-                    let first = parents.len();
-                    self.rules.for_each_unmove(&child, |parent, pit| {
-                        // A parent with a full opponent row is not stored.
-                        let Some(q) = self.index.rank(&parent) else {
-                            return;
-                        };
-                        if parents[first..]
-                            .iter()
-                            .any(|t: &Told| t.q == q && t.pit == pit)
-                        {
-                            return; // proposed twice: count the move once
-                        }
-                        let owner = self.levels.owner(self.seeds, q);
-                        if owner == me {
-                            prefetch(&self.values[(q - start) as usize]);
-                            prefetch(&progress[(q - start) as usize]);
-                        }
-                        parents.push(Told {
-                            q,
-                            pit,
-                            parent,
-                            owner,
-                            i,
-                            child,
-                            value,
-                        });
-                    });
+                    self.propose_parents(i, &child, me, progress, &mut parents);
                 }
                 if taken == 0 {
                     scanned = true;
@@ -513,24 +486,72 @@ impl ShareCheck<'_> {
                 break;
             }
             for words in ranks.exchange(outbox) {
-                for (k, told) in words.chunks_exact(2).enumerate() {
-                    // (The parents' bytes asked for a few messages ahead.)
-                    if let Some(&ahead) = words.get(2 * (k + TOLD_TOGETHER)) {
-                        let q = ahead & ((1 << LEVEL_SHIFT) - 1);
-                        prefetch(&self.values[(q - start) as usize]);
-                        prefetch(&progress[(q - start) as usize]);
-                    }
-                    let (q, i) = (told[0] & ((1 << LEVEL_SHIFT) - 1), told[1]);
-                    let pit = (told[0] >> LEVEL_SHIFT & 0xff) as usize;
-                    let value = (told[0] >> 48) as u8 as i8;
-                    let confirm = || {
-                        let parent = self.board(q);
-                        let child = self.rules.quiet_child(&parent, pit)?;
-                        (self.index.rank(&child) == Some(i)).then_some(parent)
-                    };
-                    self.tell(q, value, confirm, progress, &mut todo);
-                }
+                self.take_told(&words, progress, &mut todo);
             }
+        }
+    }
+
+    /// Appends to `parents` the stored parents the un-move generator
+    /// proposes for proven board `i` (`child`) of this rank's share, each
+    /// (parent, pit) once, the bytes of those this rank (`me`) holds asked
+    /// of the cache.
+    fn propose_parents(
+        &self,
+        i: u64,
+        child: &Board,
+        me: usize,
+        progress: &[u8],
+        parents: &mut Vec<Told>,
+    ) {
+        let start = self.share.start;
+        let value = self.values[(i - start) as usize];
+        let first = parents.len();
+        self.rules.for_each_unmove(child, |parent, pit| {
+            // A parent with a full opponent row is not stored.
+            let Some(q) = self.index.rank(&parent) else {
+                return;
+            };
+            if parents[first..].iter().any(|t| t.q == q && t.pit == pit) {
+                return; // proposed twice: count the move once
+            }
+            let owner = self.levels.owner(self.seeds, q);
+            if owner == me {
+                prefetch(&self.values[(q - start) as usize]);
+                prefetch(&progress[(q - start) as usize]);
+            }
+            let child = *child;
+            parents.push(Told {
+                q,
+                pit,
+                parent,
+                owner,
+                i,
+                child,
+                value,
+            });
+        });
+    }
+
+    /// Tells the parents another rank sent (`words`, two a parent: see
+    /// `prove`) of their proven children, each edge confirmed forward.
+    fn take_told(&self, words: &[u64], progress: &mut [u8], todo: &mut Vec<(u64, Board)>) {
+        let start = self.share.start;
+        for (k, told) in words.chunks_exact(2).enumerate() {
+            // (The parents' bytes asked for a few messages ahead.)
+            if let Some(&ahead) = words.get(2 * (k + TOLD_TOGETHER)) {
+                let q = ahead & ((1 << LEVEL_SHIFT) - 1);
+                prefetch(&self.values[(q - start) as usize]);
+                prefetch(&progress[(q - start) as usize]);
+            }
+            let (q, i) = (told[0] & ((1 << LEVEL_SHIFT) - 1), told[1]);
+            let pit = (told[0] >> LEVEL_SHIFT & 0xff) as usize;
+            let value = (told[0] >> 48) as u8 as i8;
+            let confirm = || {
+                let parent = self.board(q);
+                let child = self.rules.quiet_child(&parent, pit)?;
+                (self.index.rank(&child) == Some(i)).then_some(parent)
+            };
+            self.tell(q, value, confirm, progress, todo);
         }
     }
 

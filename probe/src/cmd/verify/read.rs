@@ -126,8 +126,13 @@ impl Job<'_> {
         let (values, certificate) = rayon::join(
             || placement.decode(&reader, levels),
             || {
-                (check && in_memory)
-                    .then(|| read_certificate(self.tb.dir(), LevelId::new(rules, seeds)))
+                (check && in_memory).then(|| {
+                    read_certificate(
+                        self.tb.dir(),
+                        LevelId::new(rules, seeds),
+                        0..reader.boards(),
+                    )
+                })
             },
         );
         let boards = reader.boards();
@@ -179,15 +184,20 @@ pub(super) fn empty_check(seeds: u32, boards: u64) -> LevelCheck {
     }
 }
 
-/// The certificate beside a level, when there is a sound one. A missing one is
-/// normal (levels built without `--certificate`, imported levels); a corrupt one
-/// is reported and set aside: the proof search does without it.
-fn read_certificate(dir: &std::path::Path, id: LevelId) -> Option<Generations> {
+/// The generations of boards `range` of the certificate beside a level,
+/// when there is a sound one. A missing one is normal (levels built without
+/// `--certificate`, imported levels); a corrupt one is reported and set
+/// aside: the proof search does without it.
+pub(super) fn read_certificate(
+    dir: &std::path::Path,
+    id: LevelId,
+    range: std::ops::Range<u64>,
+) -> Option<Generations> {
     let path = file::certificate_path(dir, id);
     if !path.exists() {
         return None;
     }
-    match file::read_certificate(&path, id) {
+    match file::read_certificate_range(&path, id, range) {
         Ok(generations) => Some(generations),
         Err(e) => {
             eprintln!(

@@ -11,13 +11,13 @@ use std::time::Instant;
 
 use awari_dbformat::cluster::{Ranks, Shares};
 use awari_dbformat::file::{self, LevelId, LevelReader, Stored};
-use awari_dbformat::level::{Generations, Values};
+use awari_dbformat::level::Values;
 use awari_dbformat::memory::{self, format_size, PROCESS_BYTES};
 use awari_dbformat::{capture_reaches, Board, Index, Levels};
 use awari_probe::verify::{self, LevelCheck};
 use awari_probe::Tablebase;
 
-use super::read::empty_check;
+use super::read::{empty_check, read_certificate};
 use super::report::{print_level, StartReport};
 use super::{missing_level, Checked};
 
@@ -121,7 +121,7 @@ impl Job<'_> {
         }
         levels.insert_shared(seeds, shares, ranks.rank(), Arc::new(values));
         if check {
-            let certificate = self.certificate_share(id, mine);
+            let certificate = read_certificate(self.tb.dir(), id, mine);
             let result = self.check(seeds, levels, certificate.as_deref());
             let secs = t.elapsed().as_secs_f64();
             let checksums_ok = sums[1] == 0;
@@ -153,25 +153,6 @@ impl Job<'_> {
         );
         bar.finish_and_clear();
         result
-    }
-
-    /// This rank's share of the certificate of level `id`, when there is a
-    /// sound one (see `read::read_certificate`).
-    fn certificate_share(&self, id: LevelId, mine: std::ops::Range<u64>) -> Option<Generations> {
-        let path = file::certificate_path(self.tb.dir(), id);
-        if !path.exists() {
-            return None;
-        }
-        match file::read_certificate_range(&path, id, mine) {
-            Ok(generations) => Some(generations),
-            Err(e) => {
-                eprintln!(
-                    "awari-probe: warning: {e}; verifying level {} without it",
-                    id.seeds
-                );
-                None
-            }
-        }
     }
 }
 
