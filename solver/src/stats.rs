@@ -5,12 +5,11 @@
 use awari_dbformat::level::scores::{passes, Share};
 use std::collections::BTreeMap;
 
-use awari_dbformat::memory::cache::prefetch;
 use awari_dbformat::memory::resident;
-use awari_dbformat::{with_pits, Board, Gain, Index, MoveList, Rules, Score};
+use awari_dbformat::{with_pits, Board, Gain, Index, MoveList, Rules};
 use rayon::prelude::*;
 
-use awari_dbformat::level::{capture_reaches, Values};
+use awari_dbformat::level::{capture_reaches, Slot, Values};
 use awari_dbformat::Levels;
 
 use crate::retro::UnstoredBoards;
@@ -226,10 +225,10 @@ impl Unstored {
                 if !capture_reaches(self.seeds, s) {
                     return 0;
                 }
-                let level = lower.get(s).unwrap_or_else(|| {
+                let held = lower.share(s).unwrap_or_else(|| {
                     panic!("level {s}, which captures from level {} reach", self.seeds)
                 });
-                level.len() as u64
+                held.end - held.start
             })
             .collect()
     }
@@ -344,7 +343,7 @@ struct Scratch<'a> {
     group: Vec<Board>,
     /// Every move of the group's boards waiting for its child's value: the
     /// board (its place in the group), what the move gains, the child's value.
-    waiting: Vec<(u8, Gain, &'a i8)>,
+    waiting: Vec<(u8, Gain, Slot<'a>)>,
     captures: MoveList,
 }
 
@@ -383,8 +382,8 @@ fn one_ply_group<'a, const P: usize>(
             let child = rules.known_quiet_child(board, pit);
             let i = index.rank_sized::<P>(&child).expect("a child is stored");
             if own.contains(&i) {
-                let slot = &values[i as usize];
-                prefetch(slot);
+                let slot = Slot::Byte(&values[i as usize]);
+                slot.prefetch();
                 waiting.push((b as u8, Gain::QUIET, slot));
             }
         }
@@ -396,13 +395,13 @@ fn one_ply_group<'a, const P: usize>(
             let i = index.rank_sized::<P>(&m.child).expect("a child is stored");
             if range.contains(&i) {
                 let slot = lower.slot_at(m.child.seeds(), i);
-                prefetch(slot);
+                slot.prefetch();
                 waiting.push((b as u8, m.gain(), slot));
             }
         }
     }
     for &(b, gain, slot) in waiting.iter() {
-        let v = gain.value(Score::new(*slot)).get();
+        let v = gain.value(slot.score()).get();
         let b = usize::from(b);
         best[b] = best[b].max(v);
     }

@@ -224,8 +224,9 @@ fn ranks_out_of_core_write_the_files_of_one_process_and_resume_mid_level() {
         "awari-solve",
         &["--db", one.to_str().unwrap(), "--max-seeds", "18"],
     ));
-    // 100 MiB a rank: levels 17 and 18 do not fit, so each rank keeps its
-    // share in files of its own, with a checkpoint after every stage.
+    // 96 MiB a rank: levels 17 and 18 do not fit beside the packed shares
+    // of the levels below, so each rank keeps its share in files of its
+    // own, with a checkpoint after every stage.
     let db = dir.join("two-ranks");
     let args = [
         "--db",
@@ -233,7 +234,7 @@ fn ranks_out_of_core_write_the_files_of_one_process_and_resume_mid_level() {
         "--max-seeds",
         "18",
         "--memory",
-        "100M",
+        "96M",
         "--checkpoint-seconds",
         "0",
         "--json",
@@ -378,16 +379,16 @@ fn verify_under_mpirun_passes_and_names_a_changed_value() {
         assert_eq!(v["ok"], true, "{ranks} ranks: {v}");
         assert_eq!(levels(&v), levels(&alone), "{ranks} ranks: {v}");
         // Each rank held its share of the levels, no more: together, each
-        // board once.
-        let held: Vec<u64> = v["ranks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["share_bytes"].as_u64().unwrap())
-            .collect();
+        // board once; the levels below the top packed, in fewer bytes.
+        let field = |name: &str| -> Vec<u64> {
+            let ranks = v["ranks"].as_array().unwrap().iter();
+            ranks.map(|r| r[name].as_u64().unwrap()).collect()
+        };
+        let (held, bytes) = (field("share_boards"), field("share_bytes"));
         assert_eq!(held.len(), ranks, "{v}");
         assert_eq!(held.iter().sum::<u64>(), boards, "{v}");
         assert!(held.iter().all(|&h| h < boards * 2 / ranks as u64), "{v}");
+        assert!(held.iter().zip(&bytes).all(|(h, b)| b < h), "{v}");
     }
     // The start position of one seed a pit (levels 0..=12 checked), and
     // levels with their certificates, as one process says.

@@ -10,7 +10,8 @@
 //! - [`Values`] and [`Generations`]: one signed byte (a score) or one `u16`
 //!   (a certificate's generation) per board, in huge pages.
 //! - [`Levels`]: decoded levels by seed count, with a board's score and the
-//!   place where it is kept (to prefetch it).
+//!   place where it is kept (a [`Slot`], to prefetch it); a level kept long
+//!   beside others may be held in fewer bits ([`PackedScores`]).
 //! - [`one_ply`]: the value of any board from its children's values.
 //! - [`repetition`]: endless play under other rules than the even split,
 //!   and the [`Bounds`] that hold under all of them ([`one_ply_bounds`]).
@@ -19,12 +20,14 @@
 
 mod levels;
 mod one_ply;
+mod packed;
 pub mod repetition;
 pub mod scores;
 mod values;
 
 pub use levels::Levels;
 pub use one_ply::one_ply;
+pub use packed::{PackedScores, Slot};
 pub use repetition::{one_ply_bounds, Bound, Bounds, Repetition};
 
 pub use values::{Generations, PerBoard, Plain, Values};

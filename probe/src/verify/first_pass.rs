@@ -211,7 +211,7 @@ impl<'a> Group<'a> {
             }
             prefetch(&generations[i]);
             for e in moves {
-                if e.is_quiet() && *e.child == -stored {
+                if e.is_quiet() && e.child_value() == -stored {
                     prefetch(&generations[e.index]);
                 }
             }
@@ -248,13 +248,13 @@ pub(super) fn certified(
         0 => true,
         v if v > 0 => moves.iter().any(|m| {
             if m.is_quiet() {
-                *m.child == -v && generation(m.index) < own()
+                m.child_value() == -v && generation(m.index) < own()
             } else {
                 m.value() >= v
             }
         }),
         v => moves.iter().filter(|m| m.is_quiet()).all(|m| {
-            let child = *m.child;
+            let child = m.child_value();
             child > -v || (child == -v && generation(m.index) < own())
         }),
     }

@@ -1,7 +1,7 @@
 //! A board's value from its children's: the recurrence that the first pass
 //! checks, with every child's value read where the levels keep it.
 
-use awari_dbformat::memory::cache::prefetch;
+use awari_dbformat::level::Slot;
 use awari_dbformat::{Board, Gain, Index, Levels, MoveList, Rules, Score, MAX_PITS};
 
 /// The value of `board` from its children: `values` for quiet moves (same
@@ -35,7 +35,7 @@ pub(super) fn derive(
 #[derive(Clone, Copy)]
 pub(super) struct Edge<'a> {
     /// Where the child's value is kept.
-    pub(super) child: &'a i8,
+    pub(super) child: Slot<'a>,
     /// The child's index in the level, for a quiet move (unused for a capture).
     pub(super) index: usize,
     /// How the child's value becomes the mover's.
@@ -45,15 +45,21 @@ pub(super) struct Edge<'a> {
 impl<'a> Edge<'a> {
     /// The move of `gain` to the child whose value is at `child` (and, for
     /// a quiet move, whose place is `index`).
-    pub(super) fn new(child: &'a i8, index: usize, gain: Gain) -> Edge<'a> {
+    pub(super) fn new(child: Slot<'a>, index: usize, gain: Gain) -> Edge<'a> {
         Edge { child, index, gain }
+    }
+
+    /// The child's value, for the child's mover.
+    #[inline]
+    pub(super) fn child_value(&self) -> i8 {
+        self.child.score().get()
     }
 
     /// The move's value for the mover (see [`awari_dbformat::Move::value`]).
     #[inline]
     pub(super) fn value(&self) -> i8 {
         // (Saturating: a child's value out of range is reported on its own.)
-        self.gain.value_saturating(*self.child)
+        self.gain.value_saturating(self.child_value())
     }
 
     /// True for a quiet (non-capturing) move: its child is on the same level.
@@ -92,11 +98,11 @@ pub(super) fn push_edges<'a>(
                 None => index.rank(&m.child).expect("children are stored"),
             } as usize;
             debug_assert_eq!(Some(at as u64), index.rank(&m.child));
-            (&values[at], at)
+            (Slot::Byte(&values[at]), at)
         } else {
             (lower.slot(&m.child), 0)
         };
-        prefetch(child);
+        child.prefetch();
         edges.push(Edge {
             child,
             index: at,

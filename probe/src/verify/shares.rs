@@ -24,6 +24,7 @@ use std::ops::Range;
 use awari_dbformat::cluster::lookup::ask_owners;
 use awari_dbformat::cluster::Ranks;
 use awari_dbformat::file::best_capture;
+use awari_dbformat::level::Slot;
 use awari_dbformat::memory::cache::prefetch;
 use awari_dbformat::{Board, Gain, Index, Levels, MoveList, Rules, Score};
 use rayon::prelude::*;
@@ -375,7 +376,7 @@ impl ShareCheck<'_> {
                 .zip(&piece.gains[moves.clone()])
                 .enumerate()
             {
-                edges.push(Edge::new(child, moves.start + e, gain));
+                edges.push(Edge::new(Slot::Byte(child), moves.start + e, gain));
             }
             if let Some(c) = self.certificate {
                 let own = || c[(i - self.share.start) as usize];
@@ -690,7 +691,7 @@ impl awari_dbformat::cluster::lookup::Held for HeldValues<'_> {
 
     fn answer(&self, key: u64) -> u64 {
         let (s, i) = split_key(key);
-        let value = u64::from(*self.levels.slot_at(s, i) as u8);
+        let value = u64::from(self.levels.slot_at(s, i).score().get() as u8);
         let generation = match self.certificate {
             Some((seeds, first, c)) if s == seeds => u64::from(c[(i - first) as usize]),
             _ => 0,
@@ -700,7 +701,7 @@ impl awari_dbformat::cluster::lookup::Held for HeldValues<'_> {
 
     fn prefetch(&self, key: u64) {
         let (s, i) = split_key(key);
-        prefetch(self.levels.slot_at(s, i));
+        self.levels.slot_at(s, i).prefetch();
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicI8, AtomicU8, Ordering};
 
 use awari_dbformat::level::Values;
 use awari_dbformat::memory::cache::prefetch;
-use awari_dbformat::{with_pits, Board, Bounds, Index, Levels, MoveList, Parents, Rules, Score};
+use awari_dbformat::{with_pits, Board, Bounds, Index, Levels, MoveList, Parents, Rules};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -49,8 +49,8 @@ impl BoundLevels {
             .rank(board)
             .expect("a child is always stored");
         Bounds {
-            lower: Score::new(*self.lower.slot_at(seeds, i)),
-            upper: Score::new(*self.upper.slot_at(seeds, i)),
+            lower: self.lower.slot_at(seeds, i).score(),
+            upper: self.upper.slot_at(seeds, i).score(),
         }
     }
 

@@ -101,6 +101,8 @@ impl LowerSource<'_> {
         let share = shares.range(self.ranks.rank());
         let values = retro::decode_share(&reader, lower, self.ranks, share)?;
         lower.insert_shared(seeds, shares, self.ranks.rank(), Arc::new(values));
+        // Held packed, as the shares a rank solved itself (`write_by_ranks`).
+        lower.pack(seeds);
         Ok(())
     }
 

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use awari_dbformat::capture_reaches;
 use awari_dbformat::file::LevelId;
+use awari_dbformat::level::PackedScores;
 use awari_dbformat::Index;
 use serde::Serialize;
 
@@ -194,13 +195,13 @@ impl Planner<'_> {
             return row;
         }
         // The lower levels held (or kept in files) while this one is built.
-        let lower: u64 = self
-            .plan
-            .levels
-            .iter()
-            .filter(|&&s| s < seeds && self.last_missing.is_some_and(|m| capture_reaches(m, s)))
-            .map(|&s| self.index.level_size(s))
-            .sum();
+        let held =
+            || {
+                self.plan.levels.iter().copied().filter(|&s| {
+                    s < seeds && self.last_missing.is_some_and(|m| capture_reaches(m, s))
+                })
+            };
+        let lower: u64 = held().map(|s| self.index.level_size(s)).sum();
         let lower_in_memory = if self.lower_in_files { 0 } else { lower };
         let reach = Reach {
             in_files: if self.lower_in_files {
@@ -211,7 +212,11 @@ impl Planner<'_> {
             available: (self.available > 0).then_some(self.available),
         };
         let planned = if self.ranks > 1 {
-            let shares = lower.div_ceil(self.ranks);
+            // (A rank holds its shares packed: `Levels::pack`.)
+            let packed: u64 = held()
+                .map(|s| (self.index.level_size(s) * u64::from(PackedScores::width(s))).div_ceil(8))
+                .sum();
+            let shares = packed.div_ceil(self.ranks);
             plan_share(seeds, boards, self.ranks, shares, reach, self.options)
         } else {
             plan_memory(seeds, boards, lower_in_memory, reach, self.options)

@@ -129,7 +129,13 @@ impl Build<'_> {
                 let _ = std::fs::remove_dir(self.level_dir(seeds));
             }
         }
-        if !self.read_above(seeds) {
+        // A share kept for the levels above is held packed, in 6 bits a
+        // board of 8 up to level 31: the shares of the lower levels are a
+        // third of a rank's memory.
+        if self.read_above(seeds) {
+            drop(values);
+            held.lower.pack(seeds);
+        } else {
             held.lower.remove(seeds);
         }
         Ok(path.map(|path| Written {

@@ -17,7 +17,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicI8, AtomicU64};
 
 use awari_dbformat::cluster::Ranks;
-use awari_dbformat::memory::cache::prefetch;
+use awari_dbformat::level::Slot;
 use awari_dbformat::memory::resident;
 use awari_dbformat::Levels;
 use awari_dbformat::{Board, Gain, Index, MoveList, Rules, Score};
@@ -119,7 +119,7 @@ fn init<L: Packing, const P: usize>(pass: &Pass<L>, boards: Range<u64>) {
         // Capture values waiting for their lower-level byte: (board in chunk,
         // what the capture adds, the child's value byte). See
         // `super::batch::ParentBatch` for why in batches.
-        let mut pending: Vec<(u32, Gain, &i8)> = Vec::with_capacity(2 * INIT_BATCH);
+        let mut pending: Vec<(u32, Gain, Slot)> = Vec::with_capacity(2 * INIT_BATCH);
         let mut captures = MoveList::new();
         let mut batches = 0u32;
         for (k, board) in index
@@ -130,7 +130,7 @@ fn init<L: Packing, const P: usize>(pass: &Pass<L>, boards: Range<u64>) {
             cells[k] = cell_before_captures::<L, P>(rules, no_move, &board, &mut captures);
             for m in captures.iter() {
                 let slot = lower.slot_sized::<P>(&m.child);
-                prefetch(slot);
+                slot.prefetch();
                 pending.push((k as u32, m.gain(), slot));
             }
             if pending.len() >= INIT_BATCH {
@@ -452,7 +452,7 @@ fn best_captures(
         read_ahead(lower, run);
         for l in run {
             let (level, i) = split_key(l.child);
-            let value = l.gain.value(Score::new(*lower.slot_at(level, i))).get();
+            let value = l.gain.value(lower.slot_at(level, i).score()).get();
             let best = if l.unstored { &best_unstored } else { &best };
             best[l.board as usize].fetch_max(value, Relaxed);
         }
@@ -566,14 +566,14 @@ fn value_held(
     cells: &mut [Cell],
     lookups: &mut Vec<Lookup>,
 ) {
-    let mut pending: Vec<(u32, Gain, &i8)> = Vec::with_capacity(INIT_BATCH);
+    let mut pending: Vec<(u32, Gain, Slot)> = Vec::with_capacity(INIT_BATCH);
     lookups.retain(|l| {
         let (level, i) = split_key(l.child);
         if lower.owner(level, i) != me {
             return true;
         }
         let slot = lower.slot_at(level, i);
-        prefetch(slot);
+        slot.prefetch();
         pending.push((l.board - offset, l.gain, slot));
         if pending.len() >= INIT_BATCH {
             resolve_captures(&mut pending, cells);
@@ -714,9 +714,9 @@ const INIT_BATCH: usize = 32;
 const HOLD_BATCHES: u32 = 8;
 
 /// Folds each pending capture's value into `B` of its board.
-fn resolve_captures(pending: &mut Vec<(u32, Gain, &i8)>, cells: &mut [Cell]) {
+fn resolve_captures(pending: &mut Vec<(u32, Gain, Slot)>, cells: &mut [Cell]) {
     for &(k, gain, slot) in pending.iter() {
-        let value = gain.value(Score::new(*slot)).get();
+        let value = gain.value(slot.score()).get();
         let best = &mut cells[k as usize].value;
         *best = (*best).max(value);
     }

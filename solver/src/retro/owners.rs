@@ -108,5 +108,5 @@ fn owner_of(lower: &Levels, child: u64) -> usize {
 #[inline]
 fn score_at(lower: &Levels, child: u64) -> i8 {
     let (level, i) = split_key(child);
-    *lower.slot_at(level, i)
+    lower.slot_at(level, i).score().get()
 }

@@ -83,8 +83,11 @@ impl Summary<'_> {
             out["ranks"] = held
                 .iter()
                 .enumerate()
-                .map(|(r, (bytes, peak))| {
-                    serde_json::json!({"rank": r, "share_bytes": bytes, "peak_resident_bytes": peak})
+                .map(|(r, [boards, bytes, peak])| {
+                    serde_json::json!({
+                        "rank": r, "share_boards": boards, "share_bytes": bytes,
+                        "peak_resident_bytes": peak,
+                    })
                 })
                 .collect();
         }

@@ -39,9 +39,9 @@ pub(super) struct Job<'a> {
     pub(super) talk: bool,
 }
 
-/// What each rank held: the boards of its shares, and its peak resident
-/// memory.
-pub(super) type Held = Vec<(u64, u64)>;
+/// What each rank held: the boards of its shares, the bytes they took,
+/// and its peak resident memory.
+pub(super) type Held = Vec<[u64; 3]>;
 
 impl Job<'_> {
     /// Checks every level wanted, reading the levels below that captures
@@ -55,10 +55,11 @@ impl Job<'_> {
                 self.level(seeds, &mut levels, &mut checks)?;
             }
         }
-        let held = levels.bytes();
         let peak = memory::peak_resident().unwrap_or(0);
-        let all = self.ranks.all_gather(&[held, peak]);
-        let held = all.chunks_exact(2).map(|c| (c[0], c[1])).collect();
+        let all = self
+            .ranks
+            .all_gather(&[levels.boards(), levels.bytes(), peak]);
+        let held = all.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
         Ok((checks, levels, held))
     }
 
@@ -129,6 +130,14 @@ impl Job<'_> {
                 print_level(&result, checksums_ok, secs);
             }
             checks.push((result, checksums_ok, secs));
+        }
+        // Kept for the levels above packed, in 6 bits a board of 8 up to
+        // level 31 (or in bytes, as read, when a score is out of range).
+        // (Not the top level: the memory its check freed may still be the
+        // allocator's, and the packed copy would add to it.)
+        if self.wanted.iter().any(|&w| capture_reaches(w, seeds)) {
+            memory::resident::give_back_free_heap();
+            levels.pack(seeds);
         }
         Ok(())
     }
