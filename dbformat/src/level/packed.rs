@@ -40,6 +40,15 @@ impl PackedScores {
         (u32::BITS - (2 * seeds).leading_zeros()).max(1)
     }
 
+    /// The bytes [`PackedScores::pack`] takes for `boards` boards of level
+    /// `seeds` (what a plan counts before they are packed).
+    ///
+    /// # Panics
+    /// As [`PackedScores::width`].
+    pub fn bytes_for(seeds: u32, boards: u64) -> u64 {
+        (boards * u64::from(PackedScores::width(seeds))).div_ceil(8) + 1
+    }
+
     /// Packs `scores`, those of boards of level `seeds` in order; `None`
     /// when a score lies outside `-seeds..=seeds`, which no board of the
     /// level has (a damaged file: such scores are left as they are, for
@@ -50,18 +59,16 @@ impl PackedScores {
     pub fn pack(seeds: u32, scores: &[i8]) -> Option<PackedScores> {
         let width = PackedScores::width(seeds);
         let bias = seeds as i16;
-        if scores
-            .iter()
-            .any(|&s| !(-bias..=bias).contains(&i16::from(s)))
-        {
-            return None;
-        }
         let len = scores.len() as u64;
-        let mut bytes = HugeArray::zeroed((len * u64::from(width)).div_ceil(8) as usize + 1);
+        let mut bytes = HugeArray::zeroed(PackedScores::bytes_for(seeds, len) as usize);
         // Whole 64-bit words are filled and written out as they complete.
         let (mut word, mut filled, mut at) = (0u64, 0u32, 0usize);
         for &score in scores {
-            let stored = (i16::from(score) + bias) as u64;
+            let stored = i16::from(score) + bias;
+            if !(0..=2 * bias).contains(&stored) {
+                return None;
+            }
+            let stored = stored as u64;
             word |= stored << filled;
             filled += width;
             if filled >= 64 {
@@ -203,6 +210,7 @@ mod tests {
             assert_eq!(packed.len(), 200);
             let width = u64::from(PackedScores::width(seeds));
             assert_eq!(packed.bytes(), (200 * width).div_ceil(8) + 1);
+            assert_eq!(packed.bytes(), PackedScores::bytes_for(seeds, 200));
             for (k, &s) in scores.iter().enumerate() {
                 assert_eq!(
                     packed.score(k as u64),

@@ -195,13 +195,15 @@ impl Planner<'_> {
             return row;
         }
         // The lower levels held (or kept in files) while this one is built.
-        let held =
-            || {
-                self.plan.levels.iter().copied().filter(|&s| {
-                    s < seeds && self.last_missing.is_some_and(|m| capture_reaches(m, s))
-                })
-            };
-        let lower: u64 = held().map(|s| self.index.level_size(s)).sum();
+        let reads = |s: u32| self.last_missing.is_some_and(|m| capture_reaches(m, s));
+        let held: Vec<u32> = self
+            .plan
+            .levels
+            .iter()
+            .copied()
+            .filter(|&s| s < seeds && reads(s))
+            .collect();
+        let lower: u64 = held.iter().map(|&s| self.index.level_size(s)).sum();
         let lower_in_memory = if self.lower_in_files { 0 } else { lower };
         let reach = Reach {
             in_files: if self.lower_in_files {
@@ -213,8 +215,9 @@ impl Planner<'_> {
         };
         let planned = if self.ranks > 1 {
             // (A rank holds its shares packed: `Levels::pack`.)
-            let packed: u64 = held()
-                .map(|s| (self.index.level_size(s) * u64::from(PackedScores::width(s))).div_ceil(8))
+            let packed: u64 = held
+                .iter()
+                .map(|&s| PackedScores::bytes_for(s, self.index.level_size(s)))
                 .sum();
             let shares = packed.div_ceil(self.ranks);
             plan_share(seeds, boards, self.ranks, shares, reach, self.options)

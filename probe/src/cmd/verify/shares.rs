@@ -135,7 +135,7 @@ impl Job<'_> {
         // level 31 (or in bytes, as read, when a score is out of range).
         // (Not the top level: the memory its check freed may still be the
         // allocator's, and the packed copy would add to it.)
-        if self.wanted.iter().any(|&w| capture_reaches(w, seeds)) {
+        if capture_reaches(self.top, seeds) {
             memory::resident::give_back_free_heap();
             levels.pack(seeds);
         }
